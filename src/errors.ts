@@ -1,0 +1,89 @@
+// Every error a user can trigger, defined once: its stable OData error code, HTTP status and what it
+// means. `docs/errors.md` lists the same codes; a test keeps the two in sync both ways.
+
+export const errorCatalog = {
+  InvalidSyntax: { status: 400, meaning: 'A query option value is not valid OData syntax.' },
+  InvalidLiteral: {
+    status: 400,
+    meaning: 'A literal has the right shape but an impossible value (a month 13, a malformed duration or base64).',
+  },
+  InvalidEncoding: { status: 400, meaning: 'The query string has a malformed percent-encoding.' },
+  UnknownFunction: { status: 400, meaning: 'A function name is not an OData canonical function.' },
+  InvalidTop: { status: 400, meaning: '$top is not a non-negative integer within the limit.' },
+  InvalidSkip: { status: 400, meaning: '$skip is not a non-negative integer within the limit.' },
+  InvalidCount: { status: 400, meaning: '$count is neither true nor false.' },
+  UnknownOption: { status: 400, meaning: 'A $-prefixed query option is not an OData system query option.' },
+  DuplicateOption: { status: 400, meaning: 'A query option or parameter alias is given more than once.' },
+  LimitExceeded: { status: 400, meaning: 'The request exceeds a configured limit (length, depth, list size, $top).' },
+  NotImplemented: { status: 501, meaning: 'A valid OData system query option this service does not implement.' },
+} as const satisfies Record<string, { readonly status: number; readonly meaning: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+/** One further problem found in the same request (OData JSON error `details`). */
+export interface ODataErrorDetail {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly target?: string;
+  readonly position?: number;
+}
+
+export interface ODataErrorOptions {
+  /** The query option (`$filter`), alias (`@p`) or body field the error is about. */
+  readonly target?: string;
+  /** Character position in the decoded value of `target`. */
+  readonly position?: number;
+  readonly details?: readonly ODataErrorDetail[];
+}
+
+/** An error meant for the client: a status, a stable code, a message a person can act on. */
+export class ODataError extends Error {
+  override readonly name = 'ODataError';
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly target: string | undefined;
+  readonly position: number | undefined;
+  readonly details: readonly ODataErrorDetail[];
+
+  constructor(code: ErrorCode, message: string, options: ODataErrorOptions = {}) {
+    super(message);
+    this.code = code;
+    this.status = errorCatalog[code].status;
+    this.target = options.target;
+    this.position = options.position;
+    this.details = options.details ?? [];
+  }
+}
+
+export function isODataError(value: unknown): value is ODataError {
+  return value instanceof ODataError;
+}
+
+export interface ODataErrorBody {
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly target?: string;
+    readonly details?: readonly { readonly code: string; readonly message: string; readonly target?: string }[];
+  };
+}
+
+/** The OData JSON error body. Never includes stacks or internals: unknown errors become a generic 500 body. */
+export function toODataErrorBody(error: unknown): ODataErrorBody {
+  if (!isODataError(error)) {
+    return { error: { code: 'InternalError', message: 'The service could not complete the request.' } };
+  }
+  const details = error.details.map((d) => ({
+    code: d.code,
+    message: d.message,
+    ...(d.target === undefined ? {} : { target: d.target }),
+  }));
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.target === undefined ? {} : { target: error.target }),
+      ...(details.length === 0 ? {} : { details }),
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// The public API of odata-engine's core, listed by hand: internals stay internal.
+export type * from './syntax/ast.js';
+export { canonicalFunctions } from './syntax/ast.js';
+export {
+  parseFilter,
+  parseSelect,
+  parseOrderBy,
+  parseTop,
+  parseSkip,
+  parseCount,
+  defaultMaxDepth,
+  type ParseOptions,
+} from './syntax/parser.js';
+export { parseQuery, type QueryOptions, type QueryParseOptions, type SystemOption } from './syntax/query-string.js';
+export { printFilter, printOrderBy, printSelect, printLiteral } from './syntax/print.js';
+export {
+  ODataError,
+  isODataError,
+  toODataErrorBody,
+  errorCatalog,
+  type ErrorCode,
+  type ODataErrorBody,
+  type ODataErrorDetail,
+  type ODataErrorOptions,
+} from './errors.js';

@@ -1,0 +1,346 @@
+// The syntax tree of OData query options. It knows no schema: names are unresolved text and every
+// node carries the half-open span `[start, end)` of the characters it came from, counted in the
+// percent-decoded option value. Nodes are readonly data; dispatch on `kind` with an exhaustive switch.
+
+/** Half-open character range `[start, end)` in the decoded option value. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+// ── Literals ────────────────────────────────────────────────────────────────
+
+/**
+ * A literal's decoded value, tagged with the EDM type the literal has on its own
+ * (SEMANTICS.md: an integer is Int32 if it fits, else Int64, else Decimal; with `.` Decimal;
+ * with an exponent, INF or NaN Double).
+ */
+export type LiteralValue =
+  | { readonly type: 'null' }
+  | { readonly type: 'Edm.Boolean'; readonly value: boolean }
+  | { readonly type: 'Edm.Int32'; readonly value: number }
+  | { readonly type: 'Edm.Int64'; readonly value: bigint }
+  /** Exact digits as written, without a leading `+` (`1.50` stays `1.50`). */
+  | { readonly type: 'Edm.Decimal'; readonly value: string }
+  | { readonly type: 'Edm.Double'; readonly value: number }
+  | { readonly type: 'Edm.String'; readonly value: string }
+  /** `YYYY-MM-DD` as written (years may be signed or longer than four digits). */
+  | { readonly type: 'Edm.Date'; readonly value: string }
+  /**
+   * The text as written (`2024-05-01T08:30:00+02:00`), the instant in epoch milliseconds
+   * (truncated to milliseconds, SEMANTICS.md), and the literal's own offset in minutes.
+   */
+  | {
+      readonly type: 'Edm.DateTimeOffset';
+      readonly value: string;
+      readonly epochMilliseconds: number;
+      readonly offsetMinutes: number;
+    }
+  /** `HH:MM[:SS[.fff]]` as written. */
+  | { readonly type: 'Edm.TimeOfDay'; readonly value: string }
+  /** The ISO 8601 duration as written (`P1DT2H`, `-PT0.5S`) and its length in milliseconds. */
+  | { readonly type: 'Edm.Duration'; readonly value: string; readonly milliseconds: number }
+  /** Lower-case `8-4-4-4-12` form. */
+  | { readonly type: 'Edm.Guid'; readonly value: string }
+  /** base64url text as written (padding optional) and the decoded bytes. */
+  | { readonly type: 'Edm.Binary'; readonly value: string; readonly bytes: Uint8Array }
+  /** `Namespace.Type'Member'`; `value` is the text between the quotes (members or numbers, comma-separated). */
+  | { readonly type: 'enum'; readonly typeName: string; readonly value: string }
+  /** `geography'...'` or `geometry'...'`: the well-known text is kept, not interpreted. */
+  | { readonly type: 'Edm.Geography' | 'Edm.Geometry'; readonly value: string };
+
+export type LiteralType = LiteralValue['type'];
+
+export interface LiteralExpr {
+  readonly kind: 'literal';
+  readonly literal: LiteralValue;
+  readonly span: Span;
+}
+
+// ── Operators ───────────────────────────────────────────────────────────────
+
+export type LogicalOperator = 'and' | 'or';
+export type ComparisonOperator = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
+export type ArithmeticOperator = 'add' | 'sub' | 'mul' | 'div' | 'divby' | 'mod';
+export type BinaryOperator = LogicalOperator | ComparisonOperator | ArithmeticOperator | 'has';
+
+export interface BinaryExpr {
+  readonly kind: 'binary';
+  readonly operator: BinaryOperator;
+  readonly left: Expr;
+  readonly right: Expr;
+  readonly span: Span;
+}
+
+/** `left in right`; `right` is a `list` (`(a,b)`), an `array` (`["a","b"]`) or any other collection expression. */
+export interface InExpr {
+  readonly kind: 'in';
+  readonly left: Expr;
+  readonly right: Expr;
+  readonly span: Span;
+}
+
+export interface NotExpr {
+  readonly kind: 'not';
+  readonly operand: Expr;
+  readonly span: Span;
+}
+
+export interface NegateExpr {
+  readonly kind: 'negate';
+  readonly operand: Expr;
+  readonly span: Span;
+}
+
+// ── Calls ───────────────────────────────────────────────────────────────────
+
+/** The canonical functions of OData 4.01 §5.1.1.5–5.1.1.11, by their canonical spelling. */
+export const canonicalFunctions = [
+  'concat',
+  'contains',
+  'endswith',
+  'indexof',
+  'length',
+  'startswith',
+  'substring',
+  'hassubset',
+  'hassubsequence',
+  'matchesPattern',
+  'tolower',
+  'toupper',
+  'trim',
+  'date',
+  'day',
+  'fractionalseconds',
+  'hour',
+  'maxdatetime',
+  'mindatetime',
+  'minute',
+  'month',
+  'now',
+  'second',
+  'time',
+  'totaloffsetminutes',
+  'totalseconds',
+  'year',
+  'ceiling',
+  'floor',
+  'round',
+  'cast',
+  'isof',
+  'case',
+  'geo.distance',
+  'geo.intersects',
+  'geo.length',
+] as const;
+
+export type CanonicalFunctionName = (typeof canonicalFunctions)[number];
+
+/**
+ * A canonical function call with positional arguments. For `cast` and `isof` the last argument
+ * is a `typeName`; for `case` every argument is a `caseBranch`.
+ */
+export interface CallExpr {
+  readonly kind: 'call';
+  readonly name: CanonicalFunctionName;
+  readonly args: readonly Expr[];
+  readonly span: Span;
+}
+
+/** A (qualified) type name argument of `cast` / `isof`: `Edm.String`, `Model.Customer`. */
+export interface TypeNameExpr {
+  readonly kind: 'typeName';
+  readonly name: string;
+  readonly span: Span;
+}
+
+/** One `condition : result` pair of the 4.01 `case(...)` function. */
+export interface CaseBranchExpr {
+  readonly kind: 'caseBranch';
+  readonly condition: Expr;
+  readonly result: Expr;
+  readonly span: Span;
+}
+
+// ── Paths ───────────────────────────────────────────────────────────────────
+
+/**
+ * Where a path starts: the current instance (no prefix), `$it`, `$this`, `$root`, a lambda range
+ * variable, or an annotation (`@Core.Messages/...`).
+ */
+export type PathRoot =
+  | { readonly kind: 'implicit' }
+  | { readonly kind: '$it' }
+  | { readonly kind: '$this' }
+  | { readonly kind: '$root' }
+  | { readonly kind: 'variable'; readonly name: string };
+
+export interface PropertySegment {
+  readonly kind: 'property';
+  readonly name: string;
+  readonly span: Span;
+}
+
+/** A type-cast segment: `Address/Model.AddressWithLocation`. */
+export interface CastSegment {
+  readonly kind: 'cast';
+  readonly typeName: string;
+  readonly span: Span;
+}
+
+/** `/$count`, optionally with a nested `$filter`: `Products/$count($filter=Price gt 5)`. */
+export interface CountSegment {
+  readonly kind: 'count';
+  readonly filter?: Expr;
+  readonly span: Span;
+}
+
+/** `/$filter(expr)`: a filtered collection. */
+export interface FilterSegment {
+  readonly kind: 'filter';
+  readonly predicate: Expr;
+  readonly span: Span;
+}
+
+/** `any(v: predicate)`, `any()`, `all(v: predicate)`. */
+export interface LambdaSegment {
+  readonly kind: 'any' | 'all';
+  readonly variable?: string;
+  readonly predicate?: Expr;
+  readonly span: Span;
+}
+
+/** A (bound) function call in a path: `Model.BestProduct()`, `Model.ProductsByColor(color='red')`. */
+export interface FunctionSegment {
+  readonly kind: 'function';
+  readonly name: string;
+  readonly parameters: readonly FunctionParameter[];
+  readonly span: Span;
+}
+
+export interface FunctionParameter {
+  readonly name: string;
+  readonly value: Expr;
+  readonly span: Span;
+}
+
+/** A key predicate after a collection: `Items(1)`, `Lines(Order=1,Line=2)`. */
+export interface KeySegment {
+  readonly kind: 'key';
+  /** Positional single key (name absent) or named key parts. */
+  readonly values: readonly { readonly name?: string; readonly value: Expr }[];
+  readonly span: Span;
+}
+
+/** An annotation segment: `Price/@Measures.Currency`, `@Core.Messages`. */
+export interface AnnotationSegment {
+  readonly kind: 'annotation';
+  readonly term: string;
+  readonly span: Span;
+}
+
+export type PathSegment =
+  | PropertySegment
+  | CastSegment
+  | CountSegment
+  | FilterSegment
+  | LambdaSegment
+  | FunctionSegment
+  | KeySegment
+  | AnnotationSegment;
+
+/** A member path: `Name`, `Address/City`, `$it/Name`, `p/Price`, `Items/any(i: ...)`, `Lines/$count`. */
+export interface PathExpr {
+  readonly kind: 'path';
+  readonly root: PathRoot;
+  readonly segments: readonly PathSegment[];
+  readonly span: Span;
+}
+
+/** `@name` parameter alias; `parseQuery` fills `value` from the query string (absent means null, 4.01 §5.3). */
+export interface AliasExpr {
+  readonly kind: 'alias';
+  readonly name: string;
+  readonly value?: Expr;
+  readonly span: Span;
+}
+
+// ── Collections and JSON ────────────────────────────────────────────────────
+
+/** The parenthesized list right of `in`: `('a','b')`. */
+export interface ListExpr {
+  readonly kind: 'list';
+  readonly items: readonly Expr[];
+  readonly span: Span;
+}
+
+/** A JSON array in an expression: `["a","b"]`, `[FirstName,LastName]`. */
+export interface ArrayExpr {
+  readonly kind: 'array';
+  readonly items: readonly Expr[];
+  readonly span: Span;
+}
+
+/** A JSON object in an expression: `{"Street":"Main","Zip":Zip}`. */
+export interface ObjectExpr {
+  readonly kind: 'object';
+  readonly members: readonly { readonly name: string; readonly value: Expr; readonly span: Span }[];
+  readonly span: Span;
+}
+
+export type Expr =
+  | LiteralExpr
+  | BinaryExpr
+  | InExpr
+  | NotExpr
+  | NegateExpr
+  | CallExpr
+  | TypeNameExpr
+  | CaseBranchExpr
+  | PathExpr
+  | AliasExpr
+  | ListExpr
+  | ArrayExpr
+  | ObjectExpr;
+
+export type ExprKind = Expr['kind'];
+
+// ── $select, $orderby ───────────────────────────────────────────────────────
+
+/** One `$select` item: `*`, `Namespace.*`, or a path of names and casts with optional nested options. */
+export type SelectItem =
+  | { readonly kind: 'star'; readonly span: Span }
+  | { readonly kind: 'allOperations'; readonly namespace: string; readonly span: Span }
+  | {
+      readonly kind: 'path';
+      readonly segments: readonly SelectSegment[];
+      readonly options?: NestedSelectOptions;
+      readonly span: Span;
+    };
+
+export type SelectSegment =
+  | PropertySegment
+  | CastSegment
+  | AnnotationSegment
+  | {
+      readonly kind: 'operation';
+      readonly name: string;
+      readonly parameterNames?: readonly string[];
+      readonly span: Span;
+    };
+
+/** Options nested in a `$select` item: `Addresses($filter=...;$top=5)`. */
+export interface NestedSelectOptions {
+  readonly select?: readonly SelectItem[];
+  readonly filter?: Expr;
+  readonly orderBy?: readonly OrderByItem[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count?: boolean;
+}
+
+export interface OrderByItem {
+  readonly expr: Expr;
+  readonly direction: 'asc' | 'desc';
+  readonly span: Span;
+}

@@ -1,0 +1,329 @@
+// Chevrotain tokens for OData 4.01 query option values (OData ABNF Construction Rules 4.01).
+//
+// The lexer runs on the percent-decoded option value. Order matters: Chevrotain takes the first
+// pattern that matches, so the longer literal forms (DateTimeOffset before Date, Guid before
+// Number and Identifier, prefixed literals before names) come first, and keywords use
+// `longer_alt` so that a property called `order`, `notes` or `index` still lexes as a name.
+import { createToken, Lexer, type TokenType } from 'chevrotain';
+
+const IDENT_START = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_'.split('');
+const DIGITS = '0123456789'.split('');
+const HEX_START = [...DIGITS, ...'abcdefABCDEF'.split('')];
+
+/** RWS / BWS: SP and HTAB (ABNF `RWS`); whether it is required is checked by the parser. */
+export const WhiteSpace = createToken({
+  name: 'WhiteSpace',
+  pattern: /[ \t]+/,
+  group: Lexer.SKIPPED,
+  start_chars_hint: [' ', '\t'],
+});
+
+// ── Names ────────────────────────────────────────────────────────────────────
+
+/** Any token that can stand where an `odataIdentifier` is expected (identifiers and keywords). */
+export const Name = createToken({ name: 'Name', pattern: Lexer.NA, label: 'a name' });
+
+/** `odataIdentifier` (ASCII, as the strict ABNF). */
+export const Identifier = createToken({
+  name: 'Identifier',
+  pattern: /[A-Za-z_][A-Za-z0-9_]*/,
+  categories: [Name],
+  start_chars_hint: IDENT_START,
+  label: 'a name',
+});
+
+/** `qualifiedTypeName`, `namespace "." odataIdentifier`, `namespace ".*"`: `Model.Customer`, `geo.distance`, `Model.*`. */
+export const QualifiedName = createToken({
+  name: 'QualifiedName',
+  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.(?:[A-Za-z_][A-Za-z0-9_]*|\*)/,
+  start_chars_hint: IDENT_START,
+  label: 'a qualified name',
+});
+
+/** `$it`, `$this`, `$root`, `$count`, `$filter` and the other `$`-prefixed words. */
+export const DollarName = createToken({
+  name: 'DollarName',
+  pattern: /\$[A-Za-z]+/,
+  start_chars_hint: ['$'],
+  label: "a '$' keyword",
+});
+
+/** `parameterAlias` (`@word`) or an annotation (`@Core.Messages`, `@Measures.Currency#Reporting`). */
+export const AtName = createToken({
+  name: 'AtName',
+  pattern: /@[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:#[A-Za-z_][A-Za-z0-9_]*)?/,
+  start_chars_hint: ['@'],
+  label: "an '@' alias",
+});
+
+// ── Literals (ABNF `primitiveLiteral`) ─────────────────────────────────────
+
+/** `dateTimeOffsetValue`: a date, `T`, a time and a required offset. */
+export const DateTimeOffsetLiteral = createToken({
+  name: 'DateTimeOffsetLiteral',
+  pattern: /-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/i,
+  start_chars_hint: ['-', ...DIGITS],
+  label: 'a DateTimeOffset',
+});
+
+/** A date and time without an offset: never valid in a URL, lexed only to say so precisely. */
+export const DateTimeWithoutOffset = createToken({
+  name: 'DateTimeWithoutOffset',
+  pattern: /-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/i,
+  start_chars_hint: ['-', ...DIGITS],
+  label: 'a DateTimeOffset without offset',
+});
+
+/** `dateValue`: `2024-05-01`, years may have more digits or a sign. */
+export const DateLiteral = createToken({
+  name: 'DateLiteral',
+  pattern: /-?\d{4,}-\d{2}-\d{2}/,
+  start_chars_hint: ['-', ...DIGITS],
+  label: 'a Date',
+});
+
+/** `guidValue`: 8-4-4-4-12 hex digits. */
+export const GuidLiteral = createToken({
+  name: 'GuidLiteral',
+  pattern: /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/,
+  start_chars_hint: HEX_START,
+  label: 'a Guid',
+});
+
+/** `timeOfDayValue`: `08:30`, `08:30:00`, `08:30:00.123`. */
+export const TimeOfDayLiteral = createToken({
+  name: 'TimeOfDayLiteral',
+  pattern: /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/,
+  start_chars_hint: DIGITS,
+  label: 'a TimeOfDay',
+});
+
+/** `INF`, `-INF`, `NaN` (case-sensitive, ABNF `%s"INF"`); not the start of a longer name. */
+export const SpecialDoubleLiteral = createToken({
+  name: 'SpecialDoubleLiteral',
+  pattern: /-?INF(?![A-Za-z0-9_])|NaN(?![A-Za-z0-9_])/,
+  start_chars_hint: ['-', 'I', 'N'],
+  label: 'INF or NaN',
+});
+
+/** Integers, decimals and doubles with an optional sign (`%2B` decodes to `+`). */
+export const NumberLiteral = createToken({
+  name: 'NumberLiteral',
+  pattern: /[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/,
+  start_chars_hint: ['+', '-', ...DIGITS],
+  label: 'a number',
+});
+
+/** `duration'P1DT2H'`. The bare `'P1DT2H'` form is a string literal the validator may read as a duration. */
+export const DurationLiteral = createToken({
+  name: 'DurationLiteral',
+  pattern: /duration'[^']*'/i,
+  start_chars_hint: ['d', 'D'],
+  label: 'a duration',
+});
+
+/** `binary'...'` in base64url. */
+export const BinaryLiteral = createToken({
+  name: 'BinaryLiteral',
+  pattern: /binary'[^']*'/i,
+  start_chars_hint: ['b', 'B'],
+  label: 'a binary literal',
+});
+
+/** `geography'SRID=0;Point(...)'` and `geometry'...'`: kept as text (the well-known-text is not interpreted). */
+export const GeoLiteral = createToken({
+  name: 'GeoLiteral',
+  pattern: /geo(?:graphy|metry)'[^']*'/i,
+  start_chars_hint: ['g', 'G'],
+  label: 'a geo literal',
+});
+
+/** `enumLiteral` with its type: `Sales.Pattern'Yellow'`. */
+export const EnumLiteral = createToken({
+  name: 'EnumLiteral',
+  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+'(?:[^']|'')*'/,
+  start_chars_hint: IDENT_START,
+  label: 'an enumeration literal',
+});
+
+/** `stringLiteral`: single quotes, a quote inside doubled. */
+export const StringLiteral = createToken({
+  name: 'StringLiteral',
+  pattern: /'(?:[^']|'')*'/,
+  start_chars_hint: ["'"],
+  label: 'a string',
+});
+
+/** A string that runs to the end without its closing quote: lexed only to report it well. */
+export const UnterminatedString = createToken({
+  name: 'UnterminatedString',
+  pattern: /'(?:[^']|'')*/,
+  start_chars_hint: ["'"],
+  label: 'an unterminated string',
+});
+
+/** A JSON string: valid inside JSON arrays and objects (`Name in ["a","b"]`), a mistake elsewhere. */
+export const JsonString = createToken({
+  name: 'JsonString',
+  pattern: /"(?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/,
+  start_chars_hint: ['"'],
+  label: 'a double-quoted string',
+});
+
+export const UnterminatedJsonString = createToken({
+  name: 'UnterminatedJsonString',
+  pattern: /"[^"]*/,
+  start_chars_hint: ['"'],
+  label: 'an unterminated double-quoted string',
+});
+
+// ── Keywords (case-insensitive, ABNF quoted strings) ─────────────────────────
+
+function keyword(word: string, extra: { categories?: TokenType[]; longer_alt?: TokenType[] } = {}): TokenType {
+  return createToken({
+    name: word[0]!.toUpperCase() + word.slice(1),
+    pattern: new RegExp(word, 'i'),
+    longer_alt: extra.longer_alt ?? [Identifier],
+    categories: [Name, ...(extra.categories ?? [])],
+    start_chars_hint: [word[0]!, word[0]!.toUpperCase()],
+    label: `'${word}'`,
+  });
+}
+
+export const EqualityOperator = createToken({ name: 'EqualityOperator', pattern: Lexer.NA, label: "'eq' or 'ne'" });
+export const RelationalOperator = createToken({
+  name: 'RelationalOperator',
+  pattern: Lexer.NA,
+  label: "'gt', 'ge', 'lt' or 'le'",
+});
+export const AdditiveOperator = createToken({ name: 'AdditiveOperator', pattern: Lexer.NA, label: "'add' or 'sub'" });
+export const MultiplicativeOperator = createToken({
+  name: 'MultiplicativeOperator',
+  pattern: Lexer.NA,
+  label: "'mul', 'div', 'divby' or 'mod'",
+});
+export const BooleanLiteral = createToken({ name: 'BooleanLiteral', pattern: Lexer.NA, label: 'true or false' });
+
+export const And = keyword('and');
+export const Or = keyword('or');
+export const Not = keyword('not');
+export const Eq = keyword('eq', { categories: [EqualityOperator] });
+export const Ne = keyword('ne', { categories: [EqualityOperator] });
+export const Gt = keyword('gt', { categories: [RelationalOperator] });
+export const Ge = keyword('ge', { categories: [RelationalOperator] });
+export const Lt = keyword('lt', { categories: [RelationalOperator] });
+export const Le = keyword('le', { categories: [RelationalOperator] });
+export const Has = keyword('has');
+export const In = keyword('in');
+export const Add = keyword('add', { categories: [AdditiveOperator] });
+export const Sub = keyword('sub', { categories: [AdditiveOperator] });
+export const Mul = keyword('mul', { categories: [MultiplicativeOperator] });
+export const DivBy = keyword('divby', { categories: [MultiplicativeOperator] });
+export const Div = keyword('div', { categories: [MultiplicativeOperator], longer_alt: [DivBy, Identifier] });
+export const Mod = keyword('mod', { categories: [MultiplicativeOperator] });
+export const Asc = keyword('asc');
+export const Desc = keyword('desc');
+export const True = keyword('true', { categories: [BooleanLiteral] });
+export const False = keyword('false', { categories: [BooleanLiteral] });
+/** `null` is case-sensitive in the ABNF (`%s"null"`). */
+export const Null = createToken({
+  name: 'Null',
+  pattern: /null/,
+  longer_alt: Identifier,
+  categories: [Name],
+  start_chars_hint: ['n'],
+  label: 'null',
+});
+
+// ── Punctuation ──────────────────────────────────────────────────────────────
+
+const punctuation = (name: string, char: string): TokenType => createToken({ name, pattern: char, label: `'${char}'` });
+
+export const LParen = punctuation('LParen', '(');
+export const RParen = punctuation('RParen', ')');
+export const LBracket = punctuation('LBracket', '[');
+export const RBracket = punctuation('RBracket', ']');
+export const LBrace = punctuation('LBrace', '{');
+export const RBrace = punctuation('RBrace', '}');
+export const Comma = punctuation('Comma', ',');
+export const Slash = punctuation('Slash', '/');
+export const Colon = punctuation('Colon', ':');
+export const Semicolon = punctuation('Semicolon', ';');
+export const Equals = punctuation('Equals', '=');
+export const Star = punctuation('Star', '*');
+export const Minus = punctuation('Minus', '-');
+
+/** Every token the lexer can produce, in matching order. */
+export const allTokens: TokenType[] = [
+  WhiteSpace,
+  DateTimeOffsetLiteral,
+  DateTimeWithoutOffset,
+  DateLiteral,
+  GuidLiteral,
+  TimeOfDayLiteral,
+  SpecialDoubleLiteral,
+  NumberLiteral,
+  DurationLiteral,
+  BinaryLiteral,
+  GeoLiteral,
+  EnumLiteral,
+  QualifiedName,
+  // keywords before the identifier they would otherwise lose to
+  And,
+  Or,
+  Not,
+  Eq,
+  Ne,
+  Gt,
+  Ge,
+  Lt,
+  Le,
+  Has,
+  In,
+  Add,
+  Sub,
+  Mul,
+  DivBy,
+  Div,
+  Mod,
+  Asc,
+  Desc,
+  True,
+  False,
+  Null,
+  Identifier,
+  DollarName,
+  AtName,
+  StringLiteral,
+  UnterminatedString,
+  JsonString,
+  UnterminatedJsonString,
+  LParen,
+  RParen,
+  LBracket,
+  RBracket,
+  LBrace,
+  RBrace,
+  Comma,
+  Slash,
+  Colon,
+  Semicolon,
+  Equals,
+  Star,
+  Minus,
+  // categories
+  Name,
+  EqualityOperator,
+  RelationalOperator,
+  AdditiveOperator,
+  MultiplicativeOperator,
+  BooleanLiteral,
+];
+
+/** The single lexer instance. `ensureOptimizations` fails loudly if a pattern defeats first-char dispatch. */
+export const odataLexer = new Lexer(allTokens, {
+  positionTracking: 'onlyOffset',
+  ensureOptimizations: true,
+  // Hints above cover every token; skipping the runtime analysis keeps module load fast.
+  skipValidations: false,
+});

@@ -1,0 +1,267 @@
+// The whole query string: option names case-insensitive with or without `$` (4.01), values
+// percent-decoded once, duplicates and unknown `$` options rejected, custom options kept,
+// `@alias` values parsed and attached to the alias nodes that use them.
+import { ODataError, type ODataErrorDetail } from '../errors.js';
+import { suggest } from '../validate/suggest.js';
+import type { Expr, OrderByItem, SelectItem } from './ast.js';
+import {
+  parseCount,
+  parseFilter,
+  parseOrderBy,
+  parseSelect,
+  parseSkip,
+  parseTop,
+  parseWith,
+  type ParseOptions,
+} from './parser.js';
+
+/** The parsed query options of one request. */
+export interface QueryOptions {
+  readonly filter?: Expr;
+  readonly select?: readonly SelectItem[];
+  readonly orderBy?: readonly OrderByItem[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count?: boolean;
+  /** `$format`, as given (the server decides what it accepts). */
+  readonly format?: string;
+  /** `$skiptoken`, opaque. */
+  readonly skipToken?: string;
+  /** Parameter aliases: `@name` → parsed value. */
+  readonly aliases: ReadonlyMap<string, Expr>;
+  /** Custom query options (not system options, not aliases), decoded. */
+  readonly custom: ReadonlyMap<string, string>;
+  /** The decoded text of each system option given, keyed by its canonical name (`$filter`). */
+  readonly text: Readonly<Partial<Record<SystemOption, string>>>;
+}
+
+const supportedOptions = [
+  '$filter',
+  '$select',
+  '$orderby',
+  '$top',
+  '$skip',
+  '$count',
+  '$format',
+  '$skiptoken',
+] as const;
+/** System query options of OData 4.01 that this engine recognizes but does not implement (501). */
+const unsupportedOptions = [
+  '$expand',
+  '$search',
+  '$apply',
+  '$compute',
+  '$index',
+  '$levels',
+  '$schemaversion',
+  '$deltatoken',
+  '$id',
+] as const;
+
+export type SystemOption = (typeof supportedOptions)[number];
+
+/** Options that must keep their `$` (ABNF: `$skiptoken`, `$deltatoken` have no `$`-less form). */
+const dollarRequired = new Set(['$skiptoken', '$deltatoken']);
+
+const allSystemOptions: ReadonlySet<string> = new Set<string>([...supportedOptions, ...unsupportedOptions]);
+
+/** Percent-decodes once; a malformed escape is a 400 naming where it is. `+` is not a space (OData ABNF). */
+function percentDecode(raw: string, target: string): string {
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    const bad = /%(?![0-9A-Fa-f]{2})/.exec(raw)?.index ?? raw.indexOf('%');
+    throw new ODataError(
+      'InvalidEncoding',
+      `Malformed percent-encoding in ${target} at position ${bad} of the raw value; write a literal % as %25 and encode text as UTF-8`,
+      { target, position: bad },
+    );
+  }
+}
+
+interface RawOption {
+  readonly name: string;
+  readonly value: string | undefined;
+}
+
+function splitQueryString(query: string): RawOption[] {
+  const text = query.startsWith('?') ? query.slice(1) : query;
+  const options: RawOption[] = [];
+  for (const part of text.split('&')) {
+    if (part.length === 0) continue;
+    const eq = part.indexOf('=');
+    const rawName = eq === -1 ? part : part.slice(0, eq);
+    const name = percentDecode(rawName, rawName);
+    options.push({ name, value: eq === -1 ? undefined : percentDecode(part.slice(eq + 1), name) });
+  }
+  return options;
+}
+
+/** The canonical `$name` of a system option given as `$Filter`, `filter`, ...; undefined for custom options. */
+function systemOptionName(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (lower.startsWith('$')) return lower;
+  const withDollar = `$${lower}`;
+  return allSystemOptions.has(withDollar) && !dollarRequired.has(withDollar) ? withDollar : undefined;
+}
+
+export interface QueryParseOptions extends Pick<ParseOptions, 'maxDepth'> {}
+
+/**
+ * Parses a query string (`$filter=...&$top=5`, with or without `?`) or `URLSearchParams` (already
+ * decoded by the caller). Every problem found is reported: the first as the error, the rest in `details`.
+ */
+export function parseQuery(query: string | URLSearchParams, options: QueryParseOptions = {}): QueryOptions {
+  const raw: RawOption[] =
+    typeof query === 'string'
+      ? splitQueryString(query)
+      : [...query.entries()].map(([name, value]) => ({ name, value }));
+
+  const system = new Map<string, string>();
+  const aliasTexts = new Map<string, string>();
+  const custom = new Map<string, string>();
+  const problems: ODataError[] = [];
+
+  for (const { name, value } of raw) {
+    if (name.startsWith('@')) {
+      if (aliasTexts.has(name)) {
+        problems.push(
+          new ODataError('DuplicateOption', `Parameter alias ${name} is given more than once`, { target: name }),
+        );
+      } else if (value === undefined) {
+        problems.push(
+          new ODataError('InvalidSyntax', `Parameter alias ${name} needs a value: ${name}=...`, {
+            target: name,
+            position: 0,
+          }),
+        );
+      } else aliasTexts.set(name, value);
+      continue;
+    }
+    const option = systemOptionName(name);
+    if (option === undefined) {
+      custom.set(name, value ?? '');
+      continue;
+    }
+    if (!allSystemOptions.has(option)) {
+      const guess = suggest(option, supportedOptions);
+      problems.push(
+        new ODataError(
+          'UnknownOption',
+          `Unknown system query option '${name}'${guess === undefined ? '' : `; did you mean '${guess}'?`} Supported: ${supportedOptions.join(', ')}`,
+          { target: name },
+        ),
+      );
+      continue;
+    }
+    if ((unsupportedOptions as readonly string[]).includes(option)) {
+      problems.push(
+        new ODataError('NotImplemented', `The system query option ${option} is not supported by this service`, {
+          target: option,
+        }),
+      );
+      continue;
+    }
+    if (system.has(option)) {
+      problems.push(
+        new ODataError('DuplicateOption', `The query option ${option} is given more than once`, { target: option }),
+      );
+      continue;
+    }
+    if (value === undefined) {
+      problems.push(
+        new ODataError('InvalidSyntax', `${option} needs a value: ${option}=... (at position 0 of ${option})`, {
+          target: option,
+          position: 0,
+        }),
+      );
+      continue;
+    }
+    system.set(option, value);
+  }
+
+  const attempt = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (error) {
+      if (error instanceof ODataError) {
+        problems.push(error);
+        return undefined;
+      }
+      throw error;
+    }
+  };
+
+  // Alias values first, so the alias nodes in $filter/$orderby carry them.
+  const aliases = new Map<string, Expr>();
+  for (const [name, text] of aliasTexts) {
+    const expr = attempt(() => parseWith('commonExpr', text, name, options));
+    if (expr !== undefined) aliases.set(name, expr);
+  }
+  const exprOptions: ParseOptions = { ...options, aliases };
+
+  const result: { -readonly [K in keyof QueryOptions]: QueryOptions[K] } = {
+    aliases,
+    custom,
+    text: Object.fromEntries(system) as Partial<Record<SystemOption, string>>,
+  };
+  for (const [option, text] of system) {
+    switch (option as SystemOption) {
+      case '$filter': {
+        const filter = attempt(() => parseFilter(text, exprOptions));
+        if (filter !== undefined) result.filter = filter;
+        break;
+      }
+      case '$select': {
+        const select = attempt(() => parseSelect(text, exprOptions));
+        if (select !== undefined) result.select = select;
+        break;
+      }
+      case '$orderby': {
+        const orderBy = attempt(() => parseOrderBy(text, exprOptions));
+        if (orderBy !== undefined) result.orderBy = orderBy;
+        break;
+      }
+      case '$top': {
+        const top = attempt(() => parseTop(text));
+        if (top !== undefined) result.top = top;
+        break;
+      }
+      case '$skip': {
+        const skip = attempt(() => parseSkip(text));
+        if (skip !== undefined) result.skip = skip;
+        break;
+      }
+      case '$count': {
+        const count = attempt(() => parseCount(text));
+        if (count !== undefined) result.count = count;
+        break;
+      }
+      case '$format':
+        result.format = text;
+        break;
+      case '$skiptoken':
+        result.skipToken = text;
+        break;
+    }
+  }
+  if (problems.length > 0) throw withDetails(problems);
+  return result;
+}
+
+function withDetails(problems: readonly ODataError[]): ODataError {
+  const [first, ...rest] = problems as [ODataError, ...ODataError[]];
+  if (rest.length === 0) return first;
+  const details: ODataErrorDetail[] = rest.map((p) => ({
+    code: p.code,
+    message: p.message,
+    ...(p.target === undefined ? {} : { target: p.target }),
+    ...(p.position === undefined ? {} : { position: p.position }),
+  }));
+  return new ODataError(first.code, first.message, {
+    ...(first.target === undefined ? {} : { target: first.target }),
+    ...(first.position === undefined ? {} : { position: first.position }),
+    details: [...first.details, ...details],
+  });
+}

@@ -1,0 +1,16 @@
+import { defineConfig } from 'tsup';
+
+// One bundle per public entry point; the subpaths keep database drivers and
+// fastify out of the core's dependency tree.
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  splitting: true,
+  treeshake: true,
+});
