@@ -55,6 +55,21 @@ export class ODataError extends Error {
   }
 }
 
+/**
+ * The one place that says where a problem is: the location goes after the message's first clause,
+ * before any hint: `Unexpected 'eqq' at position 5 of $filter; did you mean 'eq'?`.
+ */
+export function atPosition(message: string, position: number, target: string): string {
+  const split = message.indexOf('; ');
+  const where = ` at position ${position} of ${target}`;
+  return split === -1 ? message + where : message.slice(0, split) + where + message.slice(split);
+}
+
+/** An `ODataError` located at `position` of `target`. */
+export function errorAt(code: ErrorCode, message: string, target: string, position: number): ODataError {
+  return new ODataError(code, atPosition(message, position, target), { target, position });
+}
+
 export function isODataError(value: unknown): value is ODataError {
   return value instanceof ODataError;
 }

@@ -90,6 +90,14 @@ export const GuidLiteral = createToken({
   label: 'a Guid',
 });
 
+/** Something that starts like a Guid but is not one: lexed only to say where it goes wrong. */
+export const MalformedGuid = createToken({
+  name: 'MalformedGuid',
+  pattern: /[0-9a-fA-F]{8}-[0-9a-fA-F]{1,4}(?:-[0-9a-fA-F]*)*/,
+  start_chars_hint: HEX_START,
+  label: 'a malformed Guid',
+});
+
 /** `timeOfDayValue`: `08:30`, `08:30:00`, `08:30:00.123`. */
 export const TimeOfDayLiteral = createToken({
   name: 'TimeOfDayLiteral',
@@ -253,6 +261,24 @@ export const Equals = punctuation('Equals', '=');
 export const Star = punctuation('Star', '*');
 export const Minus = punctuation('Minus', '-');
 
+/** Tokens that are literals on their own (used to recognize two words glued together). */
+export const literalTokens: readonly TokenType[] = [
+  DateTimeOffsetLiteral,
+  DateTimeWithoutOffset,
+  DateLiteral,
+  GuidLiteral,
+  MalformedGuid,
+  TimeOfDayLiteral,
+  SpecialDoubleLiteral,
+  NumberLiteral,
+  DurationLiteral,
+  BinaryLiteral,
+  GeoLiteral,
+  EnumLiteral,
+  StringLiteral,
+  UnterminatedString,
+];
+
 /** Every token the lexer can produce, in matching order. */
 export const allTokens: TokenType[] = [
   WhiteSpace,
@@ -260,6 +286,7 @@ export const allTokens: TokenType[] = [
   DateTimeWithoutOffset,
   DateLiteral,
   GuidLiteral,
+  MalformedGuid,
   TimeOfDayLiteral,
   SpecialDoubleLiteral,
   NumberLiteral,

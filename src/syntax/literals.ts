@@ -1,7 +1,7 @@
 // Decoding literal token text into typed values (OData ABNF `primitiveLiteral`, SEMANTICS.md "Literals").
 // Each decoder gets the token text and its start position so that an impossible value (month 13,
 // a bad base64 character) is reported at the exact character.
-import { ODataError } from '../errors.js';
+import { errorAt, type ODataError } from '../errors.js';
 import type { LiteralValue } from './ast.js';
 
 const INT32_MIN = -2147483648;
@@ -15,10 +15,7 @@ export interface LiteralContext {
 }
 
 function invalid(ctx: LiteralContext, position: number, message: string): ODataError {
-  return new ODataError('InvalidLiteral', `${message} at position ${position} of ${ctx.target}`, {
-    target: ctx.target,
-    position,
-  });
+  return errorAt('InvalidLiteral', message, ctx.target, position);
 }
 
 /** An integer is Int32 if it fits, else Int64, else Decimal; with `.` Decimal; with an exponent Double. */

@@ -12,7 +12,7 @@ import {
   type IToken,
   type TokenType,
 } from 'chevrotain';
-import { ODataError } from '../errors.js';
+import { atPosition, errorAt, ODataError } from '../errors.js';
 import {
   canonicalFunctions,
   type CanonicalFunctionName,
@@ -113,8 +113,9 @@ class ODataParser extends EmbeddedActionsParser {
 
   constructor() {
     super(T.allTokens, {
-      maxLookahead: 4,
+      maxLookahead: 2,
       recoveryEnabled: false,
+      skipValidations: true,
       errorMessageProvider: errorMessages,
     });
     this.performSelfAnalysis();
@@ -133,10 +134,7 @@ class ODataParser extends EmbeddedActionsParser {
   // ── helpers (called only inside ACTION) ──────────────────────────────────
 
   private fail(code: 'InvalidSyntax' | 'UnknownFunction' | 'LimitExceeded', position: number, message: string): never {
-    throw new ODataError(code, `${message} at position ${position} of ${this.target}`, {
-      target: this.target,
-      position,
-    });
+    throw errorAt(code, message, this.target, position);
   }
 
   /** ABNF RWS around binary operators: `a eq b`, never `a eq'b'`. */
@@ -667,9 +665,10 @@ class ODataParser extends EmbeddedActionsParser {
   private unknownFunction(token: IToken): never {
     const lower = token.image.toLowerCase();
     if (lower === 'any' || lower === 'all') {
+      // `any` alone is a valid property path; the input goes wrong at the '(' (as the ABNF test cases count)
       this.fail(
         'InvalidSyntax',
-        token.startOffset,
+        tokenEnd(token),
         `'${token.image}(...)' needs a collection before it, as in Items/${lower}(i: i/Quantity gt 1)`,
       );
     }
@@ -1118,21 +1117,14 @@ export function parseWith<R extends EntryRule>(
   target: string,
   options?: ParseOptions,
 ): ReturnType<ODataParser[R]> {
-  if (text.length === 0) {
-    throw new ODataError('InvalidSyntax', `${target} is empty; expected ${emptyExpectation(rule)} at position 0`, {
-      target,
-      position: 0,
-    });
-  }
+  if (text.length === 0)
+    throw errorAt('InvalidSyntax', `${target} is empty; expected ${emptyExpectation(rule)}`, target, 0);
   if (isBlank(text[0])) {
-    throw new ODataError(
-      'InvalidSyntax',
-      `Unexpected space at position 0 of ${target}; the value must not start with a space`,
-      {
-        target,
-        position: 0,
-      },
-    );
+    throw errorAt('InvalidSyntax', `Unexpected space; the value of ${target} must not start with a space`, target, 0);
+  }
+  if (isBlank(text[text.length - 1])) {
+    const at = text.search(/[ \t]+$/);
+    throw errorAt('InvalidSyntax', `Unexpected space; the value of ${target} must not end with a space`, target, at);
   }
   const lexed = T.odataLexer.tokenize(text);
   if (lexed.errors.length > 0) {
@@ -1150,7 +1142,7 @@ export function parseWith<R extends EntryRule>(
     }
     throw error;
   }
-  if (parser.errors.length > 0) throw translateError(parser.errors[0]!, text, target);
+  if (parser.errors.length > 0) throw translateError(parser.errors[0]!, text, target, lexed.tokens);
   return result;
 }
 
@@ -1177,7 +1169,7 @@ function lexerMessage(text: string, offset: number, target: string): string {
   if (char === '+') hint = "; '+' is not a space in an OData URL: write spaces as %20 and a plus sign as %2B";
   else if (char === '%') hint = '; a percent sign must be encoded as %25';
   else if (char === '.') hint = '; a decimal number needs digits on both sides of the point, as in 0.5';
-  return `Unexpected ${shown} at position ${offset} of ${target}${hint}`;
+  return atPosition(`Unexpected ${shown}${hint}`, offset, target);
 }
 
 interface RecognitionError {
@@ -1212,11 +1204,57 @@ function describeToken(token: IToken): string {
 }
 
 /** Turns Chevrotain's recognition exception into an `ODataError` with a message a person can act on. */
-function translateError(error: RecognitionError, text: string, target: string): ODataError {
+/** Tokens that form words: two of them with no space between are one malformed word, not two tokens. */
+function isWordLike(token: IToken): boolean {
+  return tokenMatcher(token, T.Name) || T.literalTokens.includes(token.tokenType);
+}
+
+function translateError(error: RecognitionError, text: string, target: string, tokens: readonly IToken[]): ODataError {
   const token = error.token;
+  const index = tokens.indexOf(token);
+  const previous = index > 0 ? tokens[index - 1] : undefined;
+  if (previous !== undefined && tokenEnd(previous) === token.startOffset && isWordLike(previous) && isWordLike(token)) {
+    const word = text.slice(previous.startOffset, tokenEnd(token));
+    if (previous.tokenType === T.StringLiteral) {
+      // `'O'Neil'`: the string ended early; the input goes wrong where it continues
+      const at = token.startOffset;
+      return new ODataError(
+        'InvalidSyntax',
+        atPosition(
+          `Unexpected '${token.image}' right after the string ${previous.image}; a quote inside a string is written twice, as in 'O''Neil'`,
+          at,
+          target,
+        ),
+        { target, position: at },
+      );
+    }
+    if (token.tokenType === T.StringLiteral && tokenMatcher(previous, T.Name)) {
+      // `X'1a2B'`, `datetime'2024-01-01T00:00:00'`: a typed literal with a prefix OData 4 does not have
+      const at = previous.startOffset;
+      return new ODataError(
+        'InvalidSyntax',
+        atPosition(
+          `'${word}' is not an OData 4 literal; only duration, binary, geography, geometry and enumeration types prefix a quoted value (write a date as 2024-05-01 and a Guid without quotes)`,
+          at,
+          target,
+        ),
+        { target, position: at },
+      );
+    }
+    // `0time`, `2.5x`: a literal glued to a name; the input goes wrong where the second word starts
+    const at = token.startOffset;
+    return new ODataError(
+      'InvalidSyntax',
+      atPosition(
+        `Unexpected '${token.image}' right after '${previous.image}'; separate words with a space (names start with a letter or underscore)`,
+        at,
+        target,
+      ),
+      { target, position: at },
+    );
+  }
   const position = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;
-  const fail = (message: string): ODataError =>
-    new ODataError('InvalidSyntax', `${message} at position ${position} of ${target}`, { target, position });
+  const fail = (message: string): ODataError => errorAt('InvalidSyntax', message, target, position);
 
   switch (token.tokenType) {
     case T.JsonString:
@@ -1229,6 +1267,18 @@ function translateError(error: RecognitionError, text: string, target: string): 
       );
     case T.UnterminatedJsonString:
       return fail("Unterminated double-quoted string; OData string literals use single quotes: 'abc'");
+    case T.MalformedGuid: {
+      const at = token.startOffset + malformedGuidOffset(token.image);
+      return new ODataError(
+        'InvalidLiteral',
+        atPosition(
+          `'${token.image}' is not a Guid; expected 8-4-4-4-12 hexadecimal digits, as in 01234567-89ab-cdef-0123-456789abcdef`,
+          at,
+          target,
+        ),
+        { target, position: at },
+      );
+    }
     case T.DateTimeWithoutOffset:
       return fail(
         `DateTimeOffset literal ${token.image} needs a time zone offset such as ${token.image}Z or ${token.image}+02:00`,
@@ -1247,6 +1297,18 @@ function translateError(error: RecognitionError, text: string, target: string): 
           : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
   }
   return fail(`Unexpected ${describeToken(token)}; ${expected}`);
+}
+
+/** Index of the first character where `text` stops matching the Guid shape `8-4-4-4-12`. */
+function malformedGuidOffset(text: string): number {
+  const shape = 'hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh';
+  for (let i = 0; i < shape.length; i++) {
+    const char = text[i];
+    if (char === undefined) return i;
+    const ok = shape[i] === '-' ? char === '-' : /[0-9a-fA-F]/.test(char);
+    if (!ok) return i;
+  }
+  return shape.length;
 }
 
 function safeJsonContent(image: string): string {
@@ -1284,20 +1346,16 @@ function parseNonNegativeInteger(text: string, option: '$top' | '$skip'): number
     const found = text.length === 0 ? 'nothing' : `'${text}'`;
     throw new ODataError(
       code,
-      `${option} must be a non-negative integer, found ${found}; the problem is at position ${position} of ${option}`,
+      atPosition(`${option} must be a non-negative integer, found ${found}`, position, option),
       { target: option, position },
     );
   }
   const value = Number(text);
   if (value > maxPagingValue) {
-    throw new ODataError(
-      code,
-      `${option} ${text} is larger than the limit ${maxPagingValue} (at position 0 of ${option})`,
-      {
-        target: option,
-        position: 0,
-      },
-    );
+    throw new ODataError(code, atPosition(`${option} ${text} is larger than the limit ${maxPagingValue}`, 0, option), {
+      target: option,
+      position: 0,
+    });
   }
   return value;
 }
@@ -1317,7 +1375,7 @@ export function parseCount(text: string): boolean {
   const lower = text.toLowerCase();
   if (lower === 'true') return true;
   if (lower === 'false') return false;
-  throw new ODataError('InvalidCount', `$count must be true or false, found '${text}' at position 0 of $count`, {
+  throw new ODataError('InvalidCount', atPosition(`$count must be true or false, found '${text}'`, 0, '$count'), {
     target: '$count',
     position: 0,
   });

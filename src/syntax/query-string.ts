@@ -1,7 +1,7 @@
 // The whole query string: option names case-insensitive with or without `$` (4.01), values
 // percent-decoded once, duplicates and unknown `$` options rejected, custom options kept,
 // `@alias` values parsed and attached to the alias nodes that use them.
-import { ODataError, type ODataErrorDetail } from '../errors.js';
+import { atPosition, errorAt, ODataError, type ODataErrorDetail } from '../errors.js';
 import { suggest } from '../validate/suggest.js';
 import type { Expr, OrderByItem, SelectItem } from './ast.js';
 import {
@@ -72,10 +72,11 @@ function percentDecode(raw: string, target: string): string {
     return decodeURIComponent(raw);
   } catch {
     const bad = /%(?![0-9A-Fa-f]{2})/.exec(raw)?.index ?? raw.indexOf('%');
-    throw new ODataError(
+    throw errorAt(
       'InvalidEncoding',
-      `Malformed percent-encoding in ${target} at position ${bad} of the raw value; write a literal % as %25 and encode text as UTF-8`,
-      { target, position: bad },
+      'Malformed percent-encoding (position counted in the raw value); write a literal % as %25 and encode text as UTF-8',
+      target,
+      bad,
     );
   }
 }
@@ -142,6 +143,21 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
     const option = systemOptionName(name);
     if (option === undefined) {
       custom.set(name, value ?? '');
+      continue;
+    }
+    const space = name.search(/\s/);
+    if (space !== -1 && allSystemOptions.has(systemOptionName(name.trim()) ?? '')) {
+      problems.push(
+        new ODataError(
+          'InvalidSyntax',
+          atPosition(
+            `Unexpected space in the option name '${name}'; write ${name.trim()}=value with no spaces around '='`,
+            space,
+            name,
+          ),
+          { target: name, position: space },
+        ),
+      );
       continue;
     }
     if (!allSystemOptions.has(option)) {
