@@ -48,7 +48,7 @@ async function timedImport<M>(load: () => Promise<M>): Promise<{ module: M; ms: 
 
 /** Imports the three parsers (timed, since module load is part of a parser's cold start). */
 async function loadParsers(): Promise<{ ours: LoadedParser; peers: LoadedParser[] }> {
-  const oursModule = await timedImport(() => import('../src/index.js'));
+  const oursModule = await timedImport(() => import('../dist/index.js'));
   const { parseFilter } = oursModule.module;
   const v4Module = await timedImport(() => import('odata-v4-parser'));
   const v4Filter = v4Module.module.filter;
@@ -308,7 +308,9 @@ export async function run(): Promise<void> {
   const notes = [...verified.notes];
   for (const note of verified.notes) console.log(`note: ${note}`);
   const inputCount = verified.classes.reduce((n, c) => n + c.items.length, 0);
-  console.log(`Corpus: ${inputCount} inputs in ${verified.classes.length} classes, accepted by all ${parsers.length} parsers.`);
+  console.log(
+    `Corpus: ${inputCount} inputs in ${verified.classes.length} classes, accepted by all ${parsers.length} parsers.`,
+  );
 
   console.log('\nParses per second by class (higher is better) …');
   const classRows = await benchClasses(verified.classes);

@@ -41,7 +41,11 @@ export function formatSig(n: number): string {
 export type Align = 'left' | 'right';
 
 /** A GitHub-flavoured markdown table, padded so it also reads well in a terminal. */
-export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[], align?: readonly Align[]): string {
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  align?: readonly Align[],
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length), 3));
   const alignOf = (i: number): Align => align?.[i] ?? (i === 0 ? 'left' : 'right');
   const pad = (cell: string, i: number): string =>

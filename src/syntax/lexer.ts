@@ -23,6 +23,12 @@ export const WhiteSpace = createToken({
 /** Any token that can stand where an `odataIdentifier` is expected (identifiers and keywords). */
 export const Name = createToken({ name: 'Name', pattern: Lexer.NA, label: 'a name' });
 
+/** Every infix operator of `commonExpr` except `has` and `in` (which bind as primaries); see `binaryPrecedence`. */
+export const BinaryOperator = createToken({ name: 'BinaryOperator', pattern: Lexer.NA, label: 'an operator' });
+export const BooleanLiteral = createToken({ name: 'BooleanLiteral', pattern: Lexer.NA, label: 'true or false' });
+/** Every token that is a complete primitive literal on its own. */
+export const Literal = createToken({ name: 'Literal', pattern: Lexer.NA, label: 'a literal' });
+
 /** `odataIdentifier` (ASCII, as the strict ABNF). */
 export const Identifier = createToken({
   name: 'Identifier',
@@ -61,6 +67,7 @@ export const AtName = createToken({
 /** `dateTimeOffsetValue`: a date, `T`, a time and a required offset. */
 export const DateTimeOffsetLiteral = createToken({
   name: 'DateTimeOffsetLiteral',
+  categories: [Literal],
   pattern: /-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/i,
   start_chars_hint: ['-', ...DIGITS],
   label: 'a DateTimeOffset',
@@ -77,6 +84,7 @@ export const DateTimeWithoutOffset = createToken({
 /** `dateValue`: `2024-05-01`, years may have more digits or a sign. */
 export const DateLiteral = createToken({
   name: 'DateLiteral',
+  categories: [Literal],
   pattern: /-?\d{4,}-\d{2}-\d{2}/,
   start_chars_hint: ['-', ...DIGITS],
   label: 'a Date',
@@ -85,6 +93,7 @@ export const DateLiteral = createToken({
 /** `guidValue`: 8-4-4-4-12 hex digits. */
 export const GuidLiteral = createToken({
   name: 'GuidLiteral',
+  categories: [Literal],
   pattern: /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/,
   start_chars_hint: HEX_START,
   label: 'a Guid',
@@ -94,13 +103,15 @@ export const GuidLiteral = createToken({
 export const MalformedGuid = createToken({
   name: 'MalformedGuid',
   pattern: /[0-9a-fA-F]{8}-[0-9a-fA-F]{1,4}(?:-[0-9a-fA-F]*)*/,
-  start_chars_hint: HEX_START,
+  // digits only: checking this pattern on every name that starts with a-f costs 5% of a short parse
+  start_chars_hint: DIGITS,
   label: 'a malformed Guid',
 });
 
 /** `timeOfDayValue`: `08:30`, `08:30:00`, `08:30:00.123`. */
 export const TimeOfDayLiteral = createToken({
   name: 'TimeOfDayLiteral',
+  categories: [Literal],
   pattern: /\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?/,
   start_chars_hint: DIGITS,
   label: 'a TimeOfDay',
@@ -109,6 +120,7 @@ export const TimeOfDayLiteral = createToken({
 /** `INF`, `-INF`, `NaN` (case-sensitive, ABNF `%s"INF"`); not the start of a longer name. */
 export const SpecialDoubleLiteral = createToken({
   name: 'SpecialDoubleLiteral',
+  categories: [Literal],
   pattern: /-?INF(?![A-Za-z0-9_])|NaN(?![A-Za-z0-9_])/,
   start_chars_hint: ['-', 'I', 'N'],
   label: 'INF or NaN',
@@ -117,6 +129,7 @@ export const SpecialDoubleLiteral = createToken({
 /** Integers, decimals and doubles with an optional sign (`%2B` decodes to `+`). */
 export const NumberLiteral = createToken({
   name: 'NumberLiteral',
+  categories: [Literal],
   pattern: /[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/,
   start_chars_hint: ['+', '-', ...DIGITS],
   label: 'a number',
@@ -125,6 +138,7 @@ export const NumberLiteral = createToken({
 /** `duration'P1DT2H'`. The bare `'P1DT2H'` form is a string literal the validator may read as a duration. */
 export const DurationLiteral = createToken({
   name: 'DurationLiteral',
+  categories: [Literal],
   pattern: /duration'[^']*'/i,
   start_chars_hint: ['d', 'D'],
   label: 'a duration',
@@ -133,6 +147,7 @@ export const DurationLiteral = createToken({
 /** `binary'...'` in base64url. */
 export const BinaryLiteral = createToken({
   name: 'BinaryLiteral',
+  categories: [Literal],
   pattern: /binary'[^']*'/i,
   start_chars_hint: ['b', 'B'],
   label: 'a binary literal',
@@ -141,6 +156,7 @@ export const BinaryLiteral = createToken({
 /** `geography'SRID=0;Point(...)'` and `geometry'...'`: kept as text (the well-known-text is not interpreted). */
 export const GeoLiteral = createToken({
   name: 'GeoLiteral',
+  categories: [Literal],
   pattern: /geo(?:graphy|metry)'[^']*'/i,
   start_chars_hint: ['g', 'G'],
   label: 'a geo literal',
@@ -149,6 +165,7 @@ export const GeoLiteral = createToken({
 /** `enumLiteral` with its type: `Sales.Pattern'Yellow'`. */
 export const EnumLiteral = createToken({
   name: 'EnumLiteral',
+  categories: [Literal],
   pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+'(?:[^']|'')*'/,
   start_chars_hint: IDENT_START,
   label: 'an enumeration literal',
@@ -157,6 +174,7 @@ export const EnumLiteral = createToken({
 /** `stringLiteral`: single quotes, a quote inside doubled. */
 export const StringLiteral = createToken({
   name: 'StringLiteral',
+  categories: [Literal],
   pattern: /'(?:[^']|'')*'/,
   start_chars_hint: ["'"],
   label: 'a string',
@@ -198,47 +216,33 @@ function keyword(word: string, extra: { categories?: TokenType[]; longer_alt?: T
   });
 }
 
-export const EqualityOperator = createToken({ name: 'EqualityOperator', pattern: Lexer.NA, label: "'eq' or 'ne'" });
-export const RelationalOperator = createToken({
-  name: 'RelationalOperator',
-  pattern: Lexer.NA,
-  label: "'gt', 'ge', 'lt' or 'le'",
-});
-export const AdditiveOperator = createToken({ name: 'AdditiveOperator', pattern: Lexer.NA, label: "'add' or 'sub'" });
-export const MultiplicativeOperator = createToken({
-  name: 'MultiplicativeOperator',
-  pattern: Lexer.NA,
-  label: "'mul', 'div', 'divby' or 'mod'",
-});
-export const BooleanLiteral = createToken({ name: 'BooleanLiteral', pattern: Lexer.NA, label: 'true or false' });
-
-export const And = keyword('and');
-export const Or = keyword('or');
+export const And = keyword('and', { categories: [BinaryOperator] });
+export const Or = keyword('or', { categories: [BinaryOperator] });
 export const Not = keyword('not');
-export const Eq = keyword('eq', { categories: [EqualityOperator] });
-export const Ne = keyword('ne', { categories: [EqualityOperator] });
-export const Gt = keyword('gt', { categories: [RelationalOperator] });
-export const Ge = keyword('ge', { categories: [RelationalOperator] });
-export const Lt = keyword('lt', { categories: [RelationalOperator] });
-export const Le = keyword('le', { categories: [RelationalOperator] });
+export const Eq = keyword('eq', { categories: [BinaryOperator] });
+export const Ne = keyword('ne', { categories: [BinaryOperator] });
+export const Gt = keyword('gt', { categories: [BinaryOperator] });
+export const Ge = keyword('ge', { categories: [BinaryOperator] });
+export const Lt = keyword('lt', { categories: [BinaryOperator] });
+export const Le = keyword('le', { categories: [BinaryOperator] });
 export const Has = keyword('has');
 export const In = keyword('in');
-export const Add = keyword('add', { categories: [AdditiveOperator] });
-export const Sub = keyword('sub', { categories: [AdditiveOperator] });
-export const Mul = keyword('mul', { categories: [MultiplicativeOperator] });
-export const DivBy = keyword('divby', { categories: [MultiplicativeOperator] });
-export const Div = keyword('div', { categories: [MultiplicativeOperator], longer_alt: [DivBy, Identifier] });
-export const Mod = keyword('mod', { categories: [MultiplicativeOperator] });
+export const Add = keyword('add', { categories: [BinaryOperator] });
+export const Sub = keyword('sub', { categories: [BinaryOperator] });
+export const Mul = keyword('mul', { categories: [BinaryOperator] });
+export const DivBy = keyword('divby', { categories: [BinaryOperator] });
+export const Div = keyword('div', { categories: [BinaryOperator], longer_alt: [DivBy, Identifier] });
+export const Mod = keyword('mod', { categories: [BinaryOperator] });
 export const Asc = keyword('asc');
 export const Desc = keyword('desc');
-export const True = keyword('true', { categories: [BooleanLiteral] });
-export const False = keyword('false', { categories: [BooleanLiteral] });
+export const True = keyword('true', { categories: [BooleanLiteral, Literal] });
+export const False = keyword('false', { categories: [BooleanLiteral, Literal] });
 /** `null` is case-sensitive in the ABNF (`%s"null"`). */
 export const Null = createToken({
   name: 'Null',
   pattern: /null/,
   longer_alt: Identifier,
-  categories: [Name],
+  categories: [Name, Literal],
   start_chars_hint: ['n'],
   label: 'null',
 });
@@ -340,12 +344,28 @@ export const allTokens: TokenType[] = [
   Minus,
   // categories
   Name,
-  EqualityOperator,
-  RelationalOperator,
-  AdditiveOperator,
-  MultiplicativeOperator,
+  BinaryOperator,
   BooleanLiteral,
+  Literal,
 ];
+
+/** Binding strength of each binary operator token, weakest first (OData 4.01 Part 2 §5.1.1.16). */
+export const binaryPrecedence: ReadonlyMap<TokenType, number> = new Map([
+  [Or, 1],
+  [And, 2],
+  [Eq, 3],
+  [Ne, 3],
+  [Gt, 4],
+  [Ge, 4],
+  [Lt, 4],
+  [Le, 4],
+  [Add, 5],
+  [Sub, 5],
+  [Mul, 6],
+  [Div, 6],
+  [DivBy, 6],
+  [Mod, 6],
+]);
 
 /** The single lexer instance. `ensureOptimizations` fails loudly if a pattern defeats first-char dispatch. */
 export const odataLexer = new Lexer(allTokens, {

@@ -184,8 +184,12 @@ function printUnparenthesized(expr: Expr, level: number): string {
       return `${expr.name}(${expr.args.map((a) => print(a, 0)).join(',')})`;
     case 'typeName':
       return expr.name;
-    case 'caseBranch':
-      return `${print(expr.condition, 0)}:${print(expr.result, 0)}`;
+    case 'caseBranch': {
+      const condition = print(expr.condition, 0);
+      const result = print(expr.result, 0);
+      // `12:30` would read back as a TimeOfDay: keep the colon from joining two numbers
+      return /\d$/.test(condition) && /^\d/.test(result) ? `${condition}: ${result}` : `${condition}:${result}`;
+    }
     case 'path':
       return printPath(expr);
     case 'alias':
