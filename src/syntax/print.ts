@@ -175,8 +175,10 @@ function printUnparenthesized(expr: Expr, level: number): string {
       return `not ${print(expr.operand, UNARY)}`;
     case 'negate': {
       const operand = print(expr.operand, UNARY);
-      // `- 5` is negate(5); `-5` would read back as the literal -5.
-      return expr.operand.kind === 'literal' ? `- ${operand}` : `-${operand}`;
+      // `- 5` is negate(5); `-5` would read back as the literal -5 (also when 5 only starts the operand: `-5 has x`).
+      return /^(?:[0-9]|INF(?![A-Za-z0-9_]))/.test(operand) || expr.operand.kind === 'literal'
+        ? `- ${operand}`
+        : `-${operand}`;
     }
     case 'literal':
       return printLiteral(expr.literal);
