@@ -38,10 +38,37 @@ export const Identifier = createToken({
   label: 'a name',
 });
 
+/** Length of the run of identifier characters (`[A-Za-z0-9_]`) starting at `offset`. */
+function wordLength(text: string, offset: number): number {
+  let i = offset;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+    if (!word) break;
+  }
+  return i - offset;
+}
+
+/**
+ * A matcher that runs `pattern` only when a name at `offset` is followed by a dot. Every name would
+ * otherwise pay for two failing regular expressions (qualified name, enum literal): 15% of a short parse.
+ */
+function afterDottedName(pattern: RegExp): { exec: (text: string, offset: number) => RegExpExecArray | null } {
+  const sticky = new RegExp(pattern.source, 'y');
+  return {
+    exec(text, offset) {
+      if (text.charCodeAt(offset + wordLength(text, offset)) !== 46 /* . */) return null;
+      sticky.lastIndex = offset;
+      return sticky.exec(text);
+    },
+  };
+}
+
 /** `qualifiedTypeName`, `namespace "." odataIdentifier`, `namespace ".*"`: `Model.Customer`, `geo.distance`, `Model.*`. */
 export const QualifiedName = createToken({
   name: 'QualifiedName',
-  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.(?:[A-Za-z_][A-Za-z0-9_]*|\*)/,
+  pattern: afterDottedName(/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\.(?:[A-Za-z_][A-Za-z0-9_]*|\*)/),
+  line_breaks: false,
   start_chars_hint: IDENT_START,
   label: 'a qualified name',
 });
@@ -166,7 +193,8 @@ export const GeoLiteral = createToken({
 export const EnumLiteral = createToken({
   name: 'EnumLiteral',
   categories: [Literal],
-  pattern: /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+'(?:[^']|'')*'/,
+  pattern: afterDottedName(/[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+'(?:[^']|'')*'/),
+  line_breaks: false,
   start_chars_hint: IDENT_START,
   label: 'an enumeration literal',
 });

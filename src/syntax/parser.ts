@@ -225,13 +225,14 @@ class ODataParser extends EmbeddedActionsParser {
       GATE: () => (precedenceByTokenIndex[this.LA(1).tokenType.tokenTypeIdx!] ?? 0) >= minimum,
       DEF: () => {
         const op = this.CONSUME(T.BinaryOperator);
-        const level = this.ACTION(() => precedenceByTokenIndex[op.tokenType.tokenTypeIdx!]!);
+        // Inline RECORDING_PHASE checks instead of ACTION closures on this hottest path (no allocation).
+        const level = this.RECORDING_PHASE ? 0 : precedenceByTokenIndex[op.tokenType.tokenTypeIdx!]!;
         const right = this.SUBRULE2(this.binaryExpr, { ARGS: [level + 1] });
-        left = this.ACTION(() => {
+        if (!this.RECORDING_PHASE) {
           this.requireSpaceAround(op);
           const operator = op.image.toLowerCase() as BinaryOperator;
-          return { kind: 'binary', operator, left, right, span: span(left.span.start, right.span.end) };
-        });
+          left = { kind: 'binary', operator, left, right, span: span(left.span.start, right.span.end) };
+        }
       },
     });
     return left;
@@ -347,7 +348,9 @@ class ODataParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             const token = this.CONSUME(T.Literal);
-            return this.ACTION(() => ({ kind: 'literal', literal: this.decodeLiteral(token), span: tokenSpan(token) }));
+            return this.RECORDING_PHASE
+              ? (token as never)
+              : { kind: 'literal', literal: this.decodeLiteral(token), span: tokenSpan(token) };
           },
         },
         {
