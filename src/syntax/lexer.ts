@@ -293,24 +293,6 @@ export const Equals = punctuation('Equals', '=');
 export const Star = punctuation('Star', '*');
 export const Minus = punctuation('Minus', '-');
 
-/** Tokens that are literals on their own (used to recognize two words glued together). */
-export const literalTokens: readonly TokenType[] = [
-  DateTimeOffsetLiteral,
-  DateTimeWithoutOffset,
-  DateLiteral,
-  GuidLiteral,
-  MalformedGuid,
-  TimeOfDayLiteral,
-  SpecialDoubleLiteral,
-  NumberLiteral,
-  DurationLiteral,
-  BinaryLiteral,
-  GeoLiteral,
-  EnumLiteral,
-  StringLiteral,
-  UnterminatedString,
-];
-
 /** Every token the lexer can produce, in matching order. */
 export const allTokens: TokenType[] = [
   WhiteSpace,
@@ -394,6 +376,16 @@ export const binaryPrecedence: ReadonlyMap<TokenType, number> = new Map([
   [DivBy, 6],
   [Mod, 6],
 ]);
+
+/** Tokens that read as one literal word, well-formed or not (used to recognize two words glued together). */
+export const literalTokens: readonly TokenType[] = [
+  ...allTokens.filter(
+    (token) => token !== True && token !== False && token !== Null && token.CATEGORIES?.includes(Literal),
+  ),
+  DateTimeWithoutOffset,
+  MalformedGuid,
+  UnterminatedString,
+];
 
 /** The single lexer instance. `ensureOptimizations` fails loudly if a pattern defeats first-char dispatch. */
 export const odataLexer = new Lexer(allTokens, {

@@ -1153,24 +1153,8 @@ interface RecognitionError {
   readonly previousToken?: IToken;
 }
 
-const operatorWords = [
-  'eq',
-  'ne',
-  'gt',
-  'ge',
-  'lt',
-  'le',
-  'and',
-  'or',
-  'has',
-  'in',
-  'add',
-  'sub',
-  'mul',
-  'div',
-  'divby',
-  'mod',
-];
+/** Infix operator words, for "did you mean" after a misspelled operator. */
+const operatorWords = [...[...T.binaryPrecedence.keys()].map((token) => token.name.toLowerCase()), 'has', 'in'];
 
 function describeToken(token: IToken): string {
   if (token.tokenType === EOF) return 'end of input';

@@ -10,17 +10,7 @@ import {
   type Expr,
   type LiteralValue,
 } from '../../src/index.js';
-
-/** The tree without spans, for comparing shapes. */
-function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(shape);
-  if (value instanceof Uint8Array || value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([k]) => k !== 'span')
-      .map(([k, v]) => [k, shape(v)]),
-  );
-}
+import { withoutSpans as shape } from '../properties/syntax-arbitraries.js';
 
 const literalOf = (text: string): LiteralValue => {
   const expr = parseFilter(text);
