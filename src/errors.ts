@@ -56,18 +56,16 @@ export class ODataError extends Error {
 }
 
 /**
- * The one place that says where a problem is: the location goes after the message's first clause,
- * before any hint: `Unexpected 'eqq' at position 5 of $filter; did you mean 'eq'?`.
+ * The one place that says where a problem is: what was found, then the location, then the hint:
+ * `Unexpected 'eqq' at position 5 of $filter; did you mean 'eq'?`.
  */
-export function atPosition(message: string, position: number, target: string): string {
-  const split = message.indexOf('; ');
-  const where = ` at position ${position} of ${target}`;
-  return split === -1 ? message + where : message.slice(0, split) + where + message.slice(split);
+export function atPosition(what: string, position: number, target: string, hint?: string): string {
+  return `${what} at position ${position} of ${target}${hint === undefined ? '' : `; ${hint}`}`;
 }
 
 /** An `ODataError` located at `position` of `target`. */
-export function errorAt(code: ErrorCode, message: string, target: string, position: number): ODataError {
-  return new ODataError(code, atPosition(message, position, target), { target, position });
+export function errorAt(code: ErrorCode, what: string, target: string, position: number, hint?: string): ODataError {
+  return new ODataError(code, atPosition(what, position, target, hint), { target, position });
 }
 
 export function isODataError(value: unknown): value is ODataError {

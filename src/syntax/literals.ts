@@ -14,14 +14,19 @@ export interface LiteralContext {
   readonly target: string;
 }
 
-function invalid(ctx: LiteralContext, position: number, message: string): ODataError {
-  return errorAt('InvalidLiteral', message, ctx.target, position);
+function invalid(ctx: LiteralContext, position: number, what: string, hint?: string): ODataError {
+  return errorAt('InvalidLiteral', what, ctx.target, position, hint);
 }
 
 /** An integer is Int32 if it fits, else Int64, else Decimal; with `.` Decimal; with an exponent Double. */
-export function decodeNumber(text: string): LiteralValue {
+export function decodeNumber(text: string, position: number, ctx: LiteralContext): LiteralValue {
   const unsigned = text.startsWith('+') ? text.slice(1) : text;
-  if (/[eE]/.test(unsigned)) return { type: 'Edm.Double', value: Number(unsigned) };
+  if (/[eE]/.test(unsigned)) {
+    const value = Number(unsigned);
+    if (!Number.isFinite(value))
+      throw invalid(ctx, position, `${text} is out of the range of Edm.Double`, 'write INF or -INF for infinity');
+    return { type: 'Edm.Double', value };
+  }
   if (unsigned.includes('.')) return { type: 'Edm.Decimal', value: unsigned };
   // Fast path: up to 9 digits always fits Int32.
   const digits = unsigned.startsWith('-') ? unsigned.length - 1 : unsigned.length;
@@ -177,7 +182,8 @@ export function decodeDuration(text: string, position: number, ctx: LiteralConte
     throw invalid(
       ctx,
       position + quote + 1,
-      `'${value}' is not a duration; expected the ISO 8601 form such as P1DT2H30M or PT0.5S (days, hours, minutes, seconds)`,
+      `'${value}' is not a duration`,
+      'expected the ISO 8601 form such as P1DT2H30M or PT0.5S (days, hours, minutes, seconds)',
     );
   }
   return { type: 'Edm.Duration', value, milliseconds };

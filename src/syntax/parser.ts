@@ -177,8 +177,13 @@ class ODataParser extends EmbeddedActionsParser {
 
   // ── helpers (called only inside ACTION) ──────────────────────────────────
 
-  private fail(code: 'InvalidSyntax' | 'UnknownFunction' | 'LimitExceeded', position: number, message: string): never {
-    throw errorAt(code, message, this.target, position);
+  private fail(
+    code: 'InvalidSyntax' | 'UnknownFunction' | 'LimitExceeded',
+    position: number,
+    what: string,
+    hint?: string,
+  ): never {
+    throw errorAt(code, what, this.target, position, hint);
   }
 
   /** ABNF RWS around binary operators: `a eq b`, never `a eq'b'`. */
@@ -193,7 +198,11 @@ class ODataParser extends EmbeddedActionsParser {
 
   private enter(at: IToken): void {
     if (++this.depth > this.maxDepth) {
-      this.fail('LimitExceeded', at.startOffset, `Expression nesting deeper than ${this.maxDepth} levels`);
+      this.fail(
+        'LimitExceeded',
+        at.startOffset,
+        `Expression nesting deeper than ${this.maxDepth} level${this.maxDepth === 1 ? '' : 's'}`,
+      );
     }
   }
 
@@ -376,7 +385,7 @@ class ODataParser extends EmbeddedActionsParser {
     const ctx = this.literalContext();
     switch (token.tokenType) {
       case T.NumberLiteral:
-        return decodeNumber(text);
+        return decodeNumber(text, at, ctx);
       case T.SpecialDoubleLiteral:
         return decodeSpecialDouble(text);
       case T.StringLiteral:
@@ -539,7 +548,8 @@ class ODataParser extends EmbeddedActionsParser {
                 this.fail(
                   'InvalidSyntax',
                   token.startOffset,
-                  `Unexpected '${token.image}'; expected $it, $this or $root`,
+                  `Unexpected '${token.image}'`,
+                  'expected $it, $this or $root',
                 );
             }
           });
@@ -577,7 +587,10 @@ class ODataParser extends EmbeddedActionsParser {
               else segments.push(this.functionFrom(token, args));
             } else {
               const callee = this.callees[this.callees.length - 1];
-              if (callee === 'cast' || callee === 'isof') {
+              if (this.LA(1).tokenType === T.Slash) {
+                // a leading type cast: `Model.VipCustomer/Rating`
+                segments.push({ kind: 'cast', typeName: token.image, span: tokenSpan(token) });
+              } else if (callee === 'cast' || callee === 'isof') {
                 result = { kind: 'typeName', name: token.image, span: tokenSpan(token) };
               } else {
                 this.fail(
@@ -616,6 +629,9 @@ class ODataParser extends EmbeddedActionsParser {
     this.MANY(() => {
       const slash = this.CONSUME(T.Slash);
       this.ACTION(() => {
+        if (isBlank(this.text[slash.startOffset - 1]) || isBlank(this.text[slash.startOffset + 1])) {
+          this.fail('InvalidSyntax', slash.startOffset, "Unexpected space around '/'", 'write a path as A/B');
+        }
         if (result !== undefined)
           this.fail('InvalidSyntax', slash.startOffset, `Unexpected '/' after ${describeNode(result)}`);
       });
@@ -634,7 +650,7 @@ class ODataParser extends EmbeddedActionsParser {
     const last = args.items.length - 1;
     const built = args.items.map((arg, index): Expr => {
       if (arg.assigned !== undefined) {
-        this.fail('InvalidSyntax', arg.first.span.end, `Unexpected '='; ${name}() takes positional arguments`);
+        this.fail('InvalidSyntax', arg.first.span.end, "Unexpected '='", `${name}() takes positional arguments`);
       }
       if (name === 'case') {
         if (arg.branch === undefined) {
@@ -720,7 +736,8 @@ class ODataParser extends EmbeddedActionsParser {
     this.fail(
       'UnknownFunction',
       token.startOffset,
-      `Unknown function '${token.image}'${guess === undefined ? '' : `; did you mean '${guess}'?`}`,
+      `Unknown function '${token.image}'`,
+      guess === undefined ? undefined : `did you mean '${guess}'?`,
     );
   }
 
@@ -729,13 +746,7 @@ class ODataParser extends EmbeddedActionsParser {
     const inside = this.LA(2);
     const next = this.LA(3);
     if (tokenMatcher(inside, T.Name) && next.tokenType === T.Equals) return true;
-    const literalLike =
-      inside.tokenType === T.AtName ||
-      inside.tokenType === T.NumberLiteral ||
-      inside.tokenType === T.StringLiteral ||
-      inside.tokenType === T.GuidLiteral ||
-      inside.tokenType === T.DateLiteral ||
-      inside.tokenType === T.DateTimeOffsetLiteral;
+    const literalLike = inside.tokenType === T.AtName || tokenMatcher(inside, T.Literal);
     return literalLike && next.tokenType === T.RParen;
   }
 
@@ -839,7 +850,8 @@ class ODataParser extends EmbeddedActionsParser {
                     this.fail(
                       'InvalidSyntax',
                       token.startOffset,
-                      `Unexpected '${token.image}' in a path; expected $count or $filter`,
+                      `Unexpected '${token.image}' in a path`,
+                      'expected $count or $filter',
                     ),
                   ),
               },
@@ -1041,22 +1053,28 @@ class ODataParser extends EmbeddedActionsParser {
             },
           },
           {
+            // any primary, so that a wrong value is reported as such, not as an unknown option
             GATE: () => name === 'top' || name === 'skip',
             ALT: () => {
-              const n = this.CONSUME(T.NumberLiteral);
+              const value = this.SUBRULE(this.primaryExpr);
               this.ACTION(() => {
-                if (!/^\d+$/.test(n.image))
-                  this.fail('InvalidSyntax', n.startOffset, `$${name} must be a non-negative integer`);
-                options[name as 'top' | 'skip'] = Number(n.image);
+                const literal = value.kind === 'literal' ? value.literal : undefined;
+                if (literal?.type !== 'Edm.Int32' || literal.value < 0) {
+                  this.fail('InvalidSyntax', value.span.start, `$${name} must be a non-negative integer`);
+                }
+                options[name as 'top' | 'skip'] = literal.value;
               });
             },
           },
           {
             GATE: () => name === 'count',
             ALT: () => {
-              const b = this.CONSUME(T.BooleanLiteral);
+              const value = this.SUBRULE2(this.primaryExpr);
               this.ACTION(() => {
-                options.count = b.image.toLowerCase() === 'true';
+                if (value.kind !== 'literal' || value.literal.type !== 'Edm.Boolean') {
+                  this.fail('InvalidSyntax', value.span.start, '$count must be true or false');
+                }
+                options.count = value.literal.value;
               });
             },
           },
@@ -1092,13 +1110,13 @@ export function parseWith<R extends EntryRule>(
   options?: ParseOptions,
 ): ReturnType<ODataParser[R]> {
   if (text.length === 0)
-    throw errorAt('InvalidSyntax', `${target} is empty; expected ${emptyExpectation(rule)}`, target, 0);
+    throw errorAt('InvalidSyntax', `${target} is empty`, target, 0, `expected ${emptyExpectation(rule)}`);
   if (isBlank(text[0])) {
-    throw errorAt('InvalidSyntax', `Unexpected space; the value of ${target} must not start with a space`, target, 0);
+    throw errorAt('InvalidSyntax', 'Unexpected space', target, 0, `the value of ${target} must not start with a space`);
   }
   if (isBlank(text[text.length - 1])) {
     const at = text.search(/[ \t]+$/);
-    throw errorAt('InvalidSyntax', `Unexpected space; the value of ${target} must not end with a space`, target, at);
+    throw errorAt('InvalidSyntax', 'Unexpected space', target, at, `the value of ${target} must not end with a space`);
   }
   const lexed = T.odataLexer.tokenize(text);
   if (lexed.errors.length > 0) {
@@ -1139,11 +1157,11 @@ function lexerMessage(text: string, offset: number, target: string): string {
     code < 0x20 || code === 0x7f
       ? `control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`
       : describeChar(String.fromCodePoint(code));
-  let hint = '';
-  if (char === '+') hint = "; '+' is not a space in an OData URL: write spaces as %20 and a plus sign as %2B";
-  else if (char === '%') hint = '; a percent sign must be encoded as %25';
-  else if (char === '.') hint = '; a decimal number needs digits on both sides of the point, as in 0.5';
-  return atPosition(`Unexpected ${shown}${hint}`, offset, target);
+  let hint: string | undefined;
+  if (char === '+') hint = "'+' is not a space in an OData URL: write spaces as %20 and a plus sign as %2B";
+  else if (char === '%') hint = 'a percent sign must be encoded as %25';
+  else if (char === '.') hint = 'a decimal number needs digits on both sides of the point, as in 0.5';
+  return atPosition(`Unexpected ${shown}`, offset, target, hint);
 }
 
 interface RecognitionError {
@@ -1179,9 +1197,10 @@ function translateError(error: RecognitionError, text: string, target: string, t
       return new ODataError(
         'InvalidSyntax',
         atPosition(
-          `Unexpected '${token.image}' right after the string ${previous.image}; a quote inside a string is written twice, as in 'O''Neil'`,
+          `Unexpected '${token.image}' right after the string ${previous.image}`,
           at,
           target,
+          "a quote inside a string is written twice, as in 'O''Neil'",
         ),
         { target, position: at },
       );
@@ -1192,9 +1211,10 @@ function translateError(error: RecognitionError, text: string, target: string, t
       return new ODataError(
         'InvalidSyntax',
         atPosition(
-          `'${word}' is not an OData 4 literal; only duration, binary, geography, geometry and enumeration types prefix a quoted value (write a date as 2024-05-01 and a Guid without quotes)`,
+          `'${word}' is not an OData 4 literal`,
           at,
           target,
+          'only duration, binary, geography, geometry and enumeration types prefix a quoted value (write a date as 2024-05-01 and a Guid without quotes)',
         ),
         { target, position: at },
       );
@@ -1204,15 +1224,16 @@ function translateError(error: RecognitionError, text: string, target: string, t
     return new ODataError(
       'InvalidSyntax',
       atPosition(
-        `Unexpected '${token.image}' right after '${previous.image}'; separate words with a space (names start with a letter or underscore)`,
+        `Unexpected '${token.image}' right after '${previous.image}'`,
         at,
         target,
+        'separate words with a space (names start with a letter or underscore)',
       ),
       { target, position: at },
     );
   }
   const position = token.tokenType === EOF || Number.isNaN(token.startOffset) ? text.length : token.startOffset;
-  const fail = (message: string): ODataError => errorAt('InvalidSyntax', message, target, position);
+  const fail = (what: string, hint?: string): ODataError => errorAt('InvalidSyntax', what, target, position, hint);
 
   switch (token.tokenType) {
     case T.JsonString:
@@ -1230,9 +1251,10 @@ function translateError(error: RecognitionError, text: string, target: string, t
       return new ODataError(
         'InvalidLiteral',
         atPosition(
-          `'${token.image}' is not a Guid; expected 8-4-4-4-12 hexadecimal digits, as in 01234567-89ab-cdef-0123-456789abcdef`,
+          `'${token.image}' is not a Guid`,
           at,
           target,
+          'expected 8-4-4-4-12 hexadecimal digits, as in 01234567-89ab-cdef-0123-456789abcdef',
         ),
         { target, position: at },
       );
@@ -1252,9 +1274,9 @@ function translateError(error: RecognitionError, text: string, target: string, t
         ? "expected ',', 'asc', 'desc', an operator or the end of $orderby"
         : target === '$select'
           ? "expected ',' or the end of $select"
-          : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
+          : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : ` (did you mean '${guess}'?)`}`;
   }
-  return fail(`Unexpected ${describeToken(token)}; ${expected}`);
+  return fail(`Unexpected ${describeToken(token)}`, expected);
 }
 
 /** Index of the first character where `text` stops matching the Guid shape `8-4-4-4-12`. */

@@ -74,9 +74,10 @@ function percentDecode(raw: string, target: string): string {
     const bad = /%(?![0-9A-Fa-f]{2})/.exec(raw)?.index ?? raw.indexOf('%');
     throw errorAt(
       'InvalidEncoding',
-      'Malformed percent-encoding (position counted in the raw value); write a literal % as %25 and encode text as UTF-8',
+      'Malformed percent-encoding (position counted in the raw value)',
       target,
       bad,
+      'write a literal % as %25 and encode text as UTF-8',
     );
   }
 }
@@ -131,12 +132,7 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
           new ODataError('DuplicateOption', `Parameter alias ${name} is given more than once`, { target: name }),
         );
       } else if (value === undefined) {
-        problems.push(
-          new ODataError('InvalidSyntax', `Parameter alias ${name} needs a value: ${name}=...`, {
-            target: name,
-            position: 0,
-          }),
-        );
+        problems.push(errorAt('InvalidSyntax', `Parameter alias ${name} has no value`, name, 0, `write ${name}=value`));
       } else aliasTexts.set(name, value);
       continue;
     }
@@ -151,9 +147,10 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
         new ODataError(
           'InvalidSyntax',
           atPosition(
-            `Unexpected space in the option name '${name}'; write ${name.trim()}=value with no spaces around '='`,
+            `Unexpected space in the option name '${name}'`,
             space,
             name,
+            `write ${name.trim()}=value with no spaces around '='`,
           ),
           { target: name, position: space },
         ),
@@ -165,7 +162,7 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       problems.push(
         new ODataError(
           'UnknownOption',
-          `Unknown system query option '${name}'${guess === undefined ? '' : `; did you mean '${guess}'?`} Supported: ${supportedOptions.join(', ')}`,
+          `Unknown system query option '${name}'; ${guess === undefined ? '' : `did you mean '${guess}'? `}the supported options are ${supportedOptions.join(', ')}`,
           { target: name },
         ),
       );
@@ -186,12 +183,7 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       continue;
     }
     if (value === undefined) {
-      problems.push(
-        new ODataError('InvalidSyntax', `${option} needs a value: ${option}=... (at position 0 of ${option})`, {
-          target: option,
-          position: 0,
-        }),
-      );
+      problems.push(errorAt('InvalidSyntax', `${option} has no value`, option, 0, `write ${option}=value`));
       continue;
     }
     system.set(option, value);
@@ -209,10 +201,12 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
     }
   };
 
-  // Alias values first, so the alias nodes in $filter/$orderby carry them.
+  // Alias values first, so the alias nodes in $filter/$orderby carry them; an alias used in another
+  // alias's value is parsed before it (a cycle leaves the later one unresolved, that is null).
   const aliases = new Map<string, Expr>();
-  for (const [name, text] of aliasTexts) {
-    const expr = attempt(() => parseWith('commonExpr', text, name, options));
+  const aliasOptions: ParseOptions = { ...options, aliases };
+  for (const name of dependencyOrder(aliasTexts)) {
+    const expr = attempt(() => parseWith('commonExpr', aliasTexts.get(name)!, name, aliasOptions));
     if (expr !== undefined) aliases.set(name, expr);
   }
   const exprOptions: ParseOptions = { ...options, aliases };
@@ -264,6 +258,22 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
   }
   if (problems.length > 0) throw withDetails(problems);
   return result;
+}
+
+/** Alias names ordered so that an alias comes after the aliases its value mentions. */
+function dependencyOrder(texts: ReadonlyMap<string, string>): string[] {
+  const ordered: string[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string): void => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const [reference] of texts.get(name)!.matchAll(/@[A-Za-z_][A-Za-z0-9_]*/g)) {
+      if (texts.has(reference)) visit(reference);
+    }
+    ordered.push(name);
+  };
+  for (const name of texts.keys()) visit(name);
+  return ordered;
 }
 
 function withDetails(problems: readonly ODataError[]): ODataError {
