@@ -160,6 +160,20 @@ describe('paths, lambdas and collections', () => {
     });
   });
 
+  it('parses a leading type cast and key predicates with any literal', () => {
+    expect(parseFilter('Model.VipCustomer/Rating gt 3')).toMatchObject({
+      left: {
+        segments: [
+          { kind: 'cast', typeName: 'Model.VipCustomer' },
+          { kind: 'property', name: 'Rating' },
+        ],
+      },
+    });
+    expect(parseFilter('Items(true)/X')).toMatchObject({
+      segments: [{}, { kind: 'key', values: [{ value: { kind: 'literal' } }] }, {}],
+    });
+  });
+
   it('parses $count segments, key predicates and annotations', () => {
     expect(parseFilter('Lines/$count gt 2')).toMatchObject({
       left: { segments: [{ kind: 'property' }, { kind: 'count' }] },
@@ -228,6 +242,13 @@ describe('parseQuery', () => {
       ['find', "O'Neil"],
       ['!special', ''],
     ]);
+  });
+
+  it('resolves an alias used in another alias, in either order', () => {
+    const q = parseQuery('$filter=Qty eq @p&@p=@q add 1&@q=41');
+    expect(q.filter).toMatchObject({
+      right: { kind: 'alias', value: { left: { kind: 'alias', name: '@q', value: { literal: { value: 41 } } } } },
+    });
   });
 
   it('reads URLSearchParams as already decoded', () => {
