@@ -67,6 +67,18 @@ export function tokenSpan(first: IToken, last: IToken = first): Span {
 
 const span = (start: number, end: number): Span => ({ start, end });
 
+const implicitRoot: PathRoot = { kind: 'implicit' };
+
+interface PathBuilder {
+  root: PathRoot;
+  readonly segments: PathSegment[];
+  /** Set when the member expression is not a path: an alias, a call or a type name. */
+  result: Expr | undefined;
+}
+
+/** Subrule arguments for a whole `commonExpr` (every operator binds), hoisted to allocate once. */
+const weakest = { ARGS: [1] as [number] };
+
 /** Binding strength by `tokenTypeIdx`, for the precedence-climbing loop. */
 const precedenceByTokenIndex: number[] = [];
 for (const [token, level] of T.binaryPrecedence) precedenceByTokenIndex[token.tokenTypeIdx!] = level;
@@ -153,6 +165,10 @@ class ODataParser extends EmbeddedActionsParser {
   private variables: string[] = [];
   /** The canonical function whose arguments are being parsed (innermost last), for `cast`/`isof` type names. */
   private callees: (CanonicalFunctionName | undefined)[] = [];
+  /** The canonical function the next `argumentList` belongs to (set right before it). */
+  private nextCallee: CanonicalFunctionName | undefined;
+  /** The segment list the next `pathSegment` appends to (set right before it). */
+  private nextSegments: PathSegment[] = [];
 
   constructor() {
     super(T.allTokens, {
@@ -172,6 +188,7 @@ class ODataParser extends EmbeddedActionsParser {
     this.aliases = options?.aliases;
     this.variables = [];
     this.callees = [];
+    this.paths = [];
     this.input = tokens;
   }
 
@@ -225,7 +242,7 @@ class ODataParser extends EmbeddedActionsParser {
    * `neExpr`, `ltExpr`..., `addExpr`..., `modExpr`) by precedence climbing: one rule level per operand
    * instead of one per precedence level, about twice as fast (bench/parse.bench.ts).
    */
-  readonly commonExpr = this.RULE('commonExpr', (): Expr => this.SUBRULE(this.binaryExpr, { ARGS: [1] }));
+  readonly commonExpr = this.RULE('commonExpr', (): Expr => this.SUBRULE(this.binaryExpr, weakest));
 
   /** Operands joined by operators that bind at least as tightly as `minimum`; left-associative. */
   private readonly binaryExpr = this.RULE('binaryExpr', (minimum: number): Expr => {
@@ -329,7 +346,7 @@ class ODataParser extends EmbeddedActionsParser {
             const open = this.CONSUME(T.LParen);
             this.ACTION(() => this.enter(open));
             const items: Expr[] = [];
-            this.MANY_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.commonExpr)) });
+            this.MANY_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.binaryExpr, weakest)) });
             const close = this.CONSUME(T.RParen);
             return this.ACTION(() => {
               this.leave();
@@ -366,7 +383,7 @@ class ODataParser extends EmbeddedActionsParser {
           ALT: () => {
             const open = this.CONSUME(T.LParen);
             this.ACTION(() => this.enter(open));
-            const inner = this.SUBRULE(this.commonExpr);
+            const inner = this.SUBRULE(this.binaryExpr, weakest);
             this.CONSUME(T.RParen);
             this.ACTION(() => this.leave());
             return inner;
@@ -450,20 +467,24 @@ class ODataParser extends EmbeddedActionsParser {
   });
 
   /** A JSON value inside an array, object or function parameter: a JSON string, or any common expression. */
+  private jsonValueAlternatives: IOrAlt<Expr>[] | undefined;
+
   private readonly jsonValue = this.RULE('jsonValue', (): Expr =>
-    this.OR([
-      {
-        ALT: () => {
-          const token = this.CONSUME(T.JsonString);
-          return this.ACTION(() => ({
-            kind: 'literal',
-            literal: { type: 'Edm.String', value: JSON.parse(token.image) as string },
-            span: tokenSpan(token),
-          }));
+    this.OR(
+      (this.jsonValueAlternatives ??= [
+        {
+          ALT: () => {
+            const token = this.CONSUME(T.JsonString);
+            return this.ACTION(() => ({
+              kind: 'literal',
+              literal: { type: 'Edm.String', value: JSON.parse(token.image) as string },
+              span: tokenSpan(token),
+            }));
+          },
         },
-      },
-      { ALT: () => this.SUBRULE(this.commonExpr) },
-    ]),
+        { ALT: () => this.SUBRULE(this.binaryExpr, weakest) },
+      ]),
+    ),
   );
 
   // ── member paths and calls ────────────────────────────────────────────────
@@ -472,48 +493,40 @@ class ODataParser extends EmbeddedActionsParser {
    * The parenthesized part of a call, key predicate or function segment: `(a, b)`, `(k=1,j=2)`,
    * `(c:r, ...)`. One generic rule with no gates; what the arguments may be is checked by the caller.
    */
-  private readonly argumentList = this.RULE(
-    'argumentList',
-    (callee: CanonicalFunctionName | undefined): RawArguments => {
-      const open = this.CONSUME(T.LParen);
-      this.ACTION(() => {
-        this.enter(open);
-        this.callees.push(callee);
-      });
-      const items: RawArgument[] = [];
-      this.MANY_SEP({
-        SEP: T.Comma,
-        DEF: () => {
-          const first = this.SUBRULE(this.jsonValue);
-          let assigned: Expr | undefined;
-          let branch: Expr | undefined;
-          this.OPTION(() =>
-            this.OR([
-              {
-                ALT: () => {
-                  this.CONSUME(T.Equals);
-                  assigned = this.SUBRULE2(this.jsonValue);
-                },
-              },
-              {
-                ALT: () => {
-                  this.CONSUME(T.Colon);
-                  branch = this.SUBRULE(this.commonExpr);
-                },
-              },
-            ]),
-          );
-          this.ACTION(() => items.push({ first, assigned, branch }));
-        },
-      });
-      const close = this.CONSUME(T.RParen);
-      return this.ACTION(() => {
-        this.leave();
-        this.callees.pop();
-        return { items, span: tokenSpan(open, close) };
-      });
-    },
-  );
+  private readonly argumentList = this.RULE('argumentList', (): RawArguments => {
+    // the callee is passed in a field rather than ARGS, which would allocate on every call
+    const callee = this.nextCallee;
+    this.nextCallee = undefined;
+    const open = this.CONSUME(T.LParen);
+    this.ACTION(() => {
+      this.enter(open);
+      this.callees.push(callee);
+    });
+    const items: RawArgument[] = [];
+    this.MANY_SEP({
+      SEP: T.Comma,
+      DEF: () => {
+        const first = this.SUBRULE(this.jsonValue);
+        let assigned: Expr | undefined;
+        let branch: Expr | undefined;
+        this.OPTION(() => {
+          this.CONSUME(T.Equals);
+          assigned = this.SUBRULE2(this.jsonValue);
+        });
+        this.OPTION2(() => {
+          this.CONSUME(T.Colon);
+          branch = this.SUBRULE(this.commonExpr);
+        });
+        if (!this.RECORDING_PHASE) items.push({ first, assigned, branch });
+      },
+    });
+    const close = this.CONSUME(T.RParen);
+    return this.ACTION(() => {
+      this.leave();
+      this.callees.pop();
+      return { items, span: tokenSpan(open, close) };
+    });
+  });
 
   /**
    * ABNF `memberExpr`, `firstMemberExpr`, `rootExpr`, `parameterAlias`, `methodCallExpr`,
@@ -521,125 +534,140 @@ class ODataParser extends EmbeddedActionsParser {
    * A first name followed by `(` that is not a canonical function is a key predicate (`Items(1)`)
    * when it looks like one, and otherwise an unknown function.
    */
+  /** The path being built by each `memberExpr` in progress, innermost last (lets its alternatives be cached). */
+  private paths: PathBuilder[] = [];
+  private memberAlternatives: IOrAlt<void>[] | undefined;
+  private pathContinuation: (() => void) | undefined;
+
+  private currentPath(): PathBuilder {
+    return this.paths[this.paths.length - 1]!;
+  }
+
   private readonly memberExpr = this.RULE('memberExpr', (): Expr => {
     const first = this.LA(1);
-    let root: PathRoot = { kind: 'implicit' };
-    const segments: PathSegment[] = [];
-    let result: Expr | undefined;
-    this.OR([
-      {
-        ALT: () => {
-          const token = this.CONSUME(T.DollarName);
-          this.ACTION(() => {
-            switch (token.image) {
-              case '$it':
-                root = { kind: '$it' };
-                break;
-              case '$this':
-                root = { kind: '$this' };
-                break;
-              case '$root':
-                root = { kind: '$root' };
-                if (this.LA(1).tokenType !== T.Slash) {
-                  this.fail('InvalidSyntax', tokenEnd(token), "Expected '/' after $root");
-                }
-                break;
-              default:
-                this.fail(
-                  'InvalidSyntax',
-                  token.startOffset,
-                  `Unexpected '${token.image}'`,
-                  'expected $it, $this or $root',
-                );
-            }
-          });
-        },
-      },
-      {
-        ALT: () => {
-          const token = this.CONSUME(T.AtName);
-          this.ACTION(() => {
-            // `@word` alone is an alias; `@Ns.Term`, `@Term#q` or `@x/...` is an annotation path.
-            if (this.LA(1).tokenType === T.Slash || /[.#]/.test(token.image)) {
-              segments.push({ kind: 'annotation', term: token.image.slice(1), span: tokenSpan(token) });
-            } else {
-              const value = this.aliases?.get(token.image);
-              const where = tokenSpan(token);
-              result =
-                value === undefined
-                  ? { kind: 'alias', name: token.image, span: where }
-                  : { kind: 'alias', name: token.image, value, span: where };
-            }
-          });
-        },
-      },
-      {
-        ALT: () => {
-          const token = this.CONSUME(T.QualifiedName);
-          const canonical = this.ACTION(() => canonicalByLowerName.get(token.image.toLowerCase()));
-          let args: RawArguments | undefined;
-          this.OPTION(() => {
-            args = this.SUBRULE(this.argumentList, { ARGS: [canonical] });
-          });
-          this.ACTION(() => {
-            if (args !== undefined) {
-              if (canonical !== undefined) result = this.callFrom(canonical, token, args);
-              else segments.push(this.functionFrom(token, args));
-            } else {
-              const callee = this.callees[this.callees.length - 1];
-              if (this.LA(1).tokenType === T.Slash) {
-                // a leading type cast: `Model.VipCustomer/Rating`
-                segments.push({ kind: 'cast', typeName: token.image, span: tokenSpan(token) });
-              } else if (callee === 'cast' || callee === 'isof') {
-                result = { kind: 'typeName', name: token.image, span: tokenSpan(token) };
-              } else {
-                this.fail(
-                  'InvalidSyntax',
-                  tokenEnd(token),
-                  `Expected '(' after the function name '${token.image}' (a qualified name is a function call)`,
-                );
-              }
-            }
-          });
-        },
-      },
-      {
-        ALT: () => {
-          const token = this.CONSUME(T.Name);
-          const canonical = this.ACTION(() => {
-            const found = canonicalByLowerName.get(token.image.toLowerCase());
-            const called = this.LA(1).tokenType === T.LParen;
-            if (called && found === undefined && !this.looksLikeKeyPredicate()) this.unknownFunction(token);
-            if (found === undefined || !called) {
-              if (this.variables.includes(token.image)) root = { kind: 'variable', name: token.image };
-              else segments.push({ kind: 'property', name: token.image, span: tokenSpan(token) });
-            }
-            return called ? found : undefined;
-          });
-          this.OPTION2(() => {
-            const args = this.SUBRULE2(this.argumentList, { ARGS: [canonical] });
-            this.ACTION(() => {
-              if (canonical !== undefined) result = this.callFrom(canonical, token, args);
-              else segments.push(this.keyFrom(args));
-            });
-          });
-        },
-      },
-    ]);
-    this.MANY(() => {
-      const slash = this.CONSUME(T.Slash);
-      this.ACTION(() => {
-        if (isBlank(this.text[slash.startOffset - 1]) || isBlank(this.text[slash.startOffset + 1])) {
-          this.fail('InvalidSyntax', slash.startOffset, "Unexpected space around '/'", 'write a path as A/B');
-        }
-        if (result !== undefined)
-          this.fail('InvalidSyntax', slash.startOffset, `Unexpected '/' after ${describeNode(result)}`);
-      });
-      this.SUBRULE(this.pathSegment, { ARGS: [segments] });
-    });
-    return this.ACTION(
-      (): Expr => result ?? { kind: 'path', root, segments, span: span(first.startOffset, this.endOfLast()) },
+    if (!this.RECORDING_PHASE) this.paths.push({ root: implicitRoot, segments: [], result: undefined });
+    // Cached alternatives and loop body: they reach the path through `currentPath()`, not closures.
+    this.OR(
+      (this.memberAlternatives ??= [
+        { ALT: () => this.SUBRULE(this.rootHead) },
+        { ALT: () => this.SUBRULE(this.aliasHead) },
+        { ALT: () => this.SUBRULE(this.qualifiedHead) },
+        { ALT: () => this.SUBRULE(this.nameHead) },
+      ]),
     );
+    this.MANY(
+      (this.pathContinuation ??= () => {
+        const slash = this.CONSUME(T.Slash);
+        if (!this.RECORDING_PHASE) {
+          if (isBlank(this.text[slash.startOffset - 1]) || isBlank(this.text[slash.startOffset + 1])) {
+            this.fail('InvalidSyntax', slash.startOffset, "Unexpected space around '/'", 'write a path as A/B');
+          }
+          const result = this.currentPath().result;
+          if (result !== undefined) {
+            this.fail('InvalidSyntax', slash.startOffset, `Unexpected '/' after ${describeNode(result)}`);
+          }
+          this.nextSegments = this.currentPath().segments;
+        }
+        this.SUBRULE(this.pathSegment);
+      }),
+    );
+    if (this.RECORDING_PHASE) return first as never;
+    const { root, segments, result } = this.paths.pop()!;
+    return result ?? { kind: 'path', root, segments, span: span(first.startOffset, this.endOfLast()) };
+  });
+
+  /** `$it`, `$this`, `$root` (ABNF `implicitVariableExpr`, `rootExpr`). */
+  private readonly rootHead = this.RULE('rootHead', (): void => {
+    const token = this.CONSUME(T.DollarName);
+    if (this.RECORDING_PHASE) return;
+    const path = this.currentPath();
+    switch (token.image) {
+      case '$it':
+        path.root = { kind: '$it' };
+        break;
+      case '$this':
+        path.root = { kind: '$this' };
+        break;
+      case '$root':
+        path.root = { kind: '$root' };
+        if (this.LA(1).tokenType !== T.Slash) this.fail('InvalidSyntax', tokenEnd(token), "Expected '/' after $root");
+        break;
+      default:
+        this.fail('InvalidSyntax', token.startOffset, `Unexpected '${token.image}'`, 'expected $it, $this or $root');
+    }
+  });
+
+  /** `@word` alone is a parameter alias; `@Ns.Term`, `@Term#q` or `@x/...` starts an annotation path. */
+  private readonly aliasHead = this.RULE('aliasHead', (): void => {
+    const token = this.CONSUME(T.AtName);
+    if (this.RECORDING_PHASE) return;
+    const path = this.currentPath();
+    if (this.LA(1).tokenType === T.Slash || /[.#]/.test(token.image)) {
+      path.segments.push({ kind: 'annotation', term: token.image.slice(1), span: tokenSpan(token) });
+    } else {
+      const value = this.aliases?.get(token.image);
+      const where = tokenSpan(token);
+      path.result =
+        value === undefined
+          ? { kind: 'alias', name: token.image, span: where }
+          : { kind: 'alias', name: token.image, value, span: where };
+    }
+  });
+
+  /** A qualified name: a canonical `geo.*` call, a bound function, a leading cast, or a type name in cast/isof. */
+  private readonly qualifiedHead = this.RULE('qualifiedHead', (): void => {
+    const token = this.CONSUME(T.QualifiedName);
+    let args: RawArguments | undefined;
+    this.OPTION(() => {
+      if (!this.RECORDING_PHASE) this.nextCallee = canonicalByLowerName.get(token.image.toLowerCase());
+      args = this.SUBRULE(this.argumentList);
+    });
+    if (this.RECORDING_PHASE) return;
+    const path = this.currentPath();
+    if (args !== undefined) {
+      const canonical = canonicalByLowerName.get(token.image.toLowerCase());
+      if (canonical !== undefined) path.result = this.callFrom(canonical, token, args);
+      else path.segments.push(this.functionFrom(token, args));
+      return;
+    }
+    const callee = this.callees[this.callees.length - 1];
+    if (this.LA(1).tokenType === T.Slash) {
+      // a leading type cast: `Model.VipCustomer/Rating`
+      path.segments.push({ kind: 'cast', typeName: token.image, span: tokenSpan(token) });
+    } else if (callee === 'cast' || callee === 'isof') {
+      path.result = { kind: 'typeName', name: token.image, span: tokenSpan(token) };
+    } else {
+      this.fail(
+        'InvalidSyntax',
+        tokenEnd(token),
+        `Expected '(' after the function name '${token.image}' (a qualified name is a function call)`,
+      );
+    }
+  });
+
+  /** A name: a property, a lambda variable, a canonical call (`contains(`), or a key predicate (`Items(1)`). */
+  private readonly nameHead = this.RULE('nameHead', (): void => {
+    const token = this.CONSUME(T.Name);
+    let canonical: CanonicalFunctionName | undefined;
+    if (!this.RECORDING_PHASE) {
+      const called = this.LA(1).tokenType === T.LParen;
+      // only a called name needs the (allocating) case-insensitive function lookup
+      canonical = called ? canonicalByLowerName.get(token.image.toLowerCase()) : undefined;
+      if (called && canonical === undefined && !this.looksLikeKeyPredicate()) this.unknownFunction(token);
+      if (canonical === undefined) {
+        const path = this.currentPath();
+        if (this.variables.includes(token.image)) path.root = { kind: 'variable', name: token.image };
+        else path.segments.push({ kind: 'property', name: token.image, span: tokenSpan(token) });
+      }
+    }
+    this.OPTION(() => {
+      if (!this.RECORDING_PHASE) this.nextCallee = canonical;
+      const args = this.SUBRULE(this.argumentList);
+      if (this.RECORDING_PHASE) return;
+      const path = this.currentPath();
+      if (canonical !== undefined) path.result = this.callFrom(canonical, token, args);
+      else path.segments.push(this.keyFrom(args));
+    });
   });
 
   /** Checks the arguments of a canonical function and builds the call. */
@@ -751,7 +779,8 @@ class ODataParser extends EmbeddedActionsParser {
   }
 
   /** One segment after `/` in ABNF `memberExpr`: property, cast, function, `$count`, `$filter(...)`, lambda, annotation. */
-  private readonly pathSegment = this.RULE('pathSegment', (segments: PathSegment[]): void => {
+  private readonly pathSegment = this.RULE('pathSegment', (): void => {
+    const segments = this.nextSegments;
     this.OR({
       IGNORE_AMBIGUITIES: true,
       DEF: [
@@ -768,7 +797,7 @@ class ODataParser extends EmbeddedActionsParser {
             const name = this.CONSUME(T.Name);
             this.ACTION(() => segments.push({ kind: 'property', name: name.image, span: tokenSpan(name) }));
             this.OPTION(() => {
-              const args = this.SUBRULE(this.argumentList, { ARGS: [undefined] });
+              const args = this.SUBRULE(this.argumentList);
               this.ACTION(() => {
                 // `Fn()` is a bound function without parameters; anything else is a key predicate
                 if (args.items.length === 0) segments[segments.length - 1] = this.functionFrom(name, args);
@@ -782,7 +811,7 @@ class ODataParser extends EmbeddedActionsParser {
             const name = this.CONSUME(T.QualifiedName);
             let args: RawArguments | undefined;
             this.OPTION2(() => {
-              args = this.SUBRULE2(this.argumentList, { ARGS: [undefined] });
+              args = this.SUBRULE2(this.argumentList);
             });
             this.ACTION(() =>
               segments.push(
@@ -839,7 +868,7 @@ class ODataParser extends EmbeddedActionsParser {
                     segments.push({ kind: 'filter', predicate, span: tokenSpan(token, close) });
                   });
                   this.OPTION4(() => {
-                    const args = this.SUBRULE3(this.argumentList, { ARGS: [undefined] });
+                    const args = this.SUBRULE3(this.argumentList);
                     this.ACTION(() => segments.push(this.keyFrom(args)));
                   });
                 },
