@@ -174,7 +174,7 @@ class ODataParser extends EmbeddedActionsParser {
     super(T.allTokens, {
       maxLookahead: 2,
       recoveryEnabled: false,
-      skipValidations: true,
+      skipValidations: false,
       errorMessageProvider: errorMessages,
     });
     this.performSelfAnalysis();
