@@ -1303,7 +1303,7 @@ function translateError(error: RecognitionError, text: string, target: string, t
         ? "expected ',', 'asc', 'desc', an operator or the end of $orderby"
         : target === '$select'
           ? "expected ',' or the end of $select"
-          : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : ` (did you mean '${guess}'?)`}`;
+          : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
   }
   return fail(`Unexpected ${describeToken(token)}`, expected);
 }

@@ -162,7 +162,7 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       problems.push(
         new ODataError(
           'UnknownOption',
-          `Unknown system query option '${name}'; ${guess === undefined ? '' : `did you mean '${guess}'? `}the supported options are ${supportedOptions.join(', ')}`,
+          `Unknown system query option '${name}'; ${guess === undefined ? 'supported' : `did you mean '${guess}'? Supported`}: ${supportedOptions.join(', ')}`,
           { target: name },
         ),
       );
