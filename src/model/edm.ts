@@ -1,0 +1,48 @@
+// EDM primitive types (OData 4.01 CSDL §4.4) and the relations between them that binding needs.
+
+export const edmPrimitiveTypes = [
+  'Edm.String',
+  'Edm.Boolean',
+  'Edm.Int32',
+  'Edm.Int64',
+  'Edm.Decimal',
+  'Edm.Double',
+  'Edm.Date',
+  'Edm.DateTimeOffset',
+  'Edm.TimeOfDay',
+  'Edm.Duration',
+  'Edm.Guid',
+  'Edm.Binary',
+] as const;
+
+export type EdmPrimitiveType = (typeof edmPrimitiveTypes)[number];
+
+export function isEdmPrimitiveType(name: string): name is EdmPrimitiveType {
+  return (edmPrimitiveTypes as readonly string[]).includes(name);
+}
+
+/** Numeric types in promotion order (SEMANTICS.md: Int32 → Int64 → Decimal → Double). */
+const numericRank: Readonly<Partial<Record<EdmPrimitiveType, number>>> = {
+  'Edm.Int32': 0,
+  'Edm.Int64': 1,
+  'Edm.Decimal': 2,
+  'Edm.Double': 3,
+};
+
+export function isNumeric(type: EdmPrimitiveType): boolean {
+  return numericRank[type] !== undefined;
+}
+
+export function isIntegral(type: EdmPrimitiveType): boolean {
+  return type === 'Edm.Int32' || type === 'Edm.Int64';
+}
+
+/** The type both numeric operands are promoted to: the wider of the two. */
+export function widerNumeric(a: EdmPrimitiveType, b: EdmPrimitiveType): EdmPrimitiveType {
+  return numericRank[a]! >= numericRank[b]! ? a : b;
+}
+
+/** Types whose values have an order (`lt`, `gt`, `$orderby`): all but Binary. Guids order by their lower-case text. */
+export function isOrdered(type: EdmPrimitiveType): boolean {
+  return type !== 'Edm.Binary';
+}

@@ -1,0 +1,163 @@
+// Entity types and models: the schema the validator binds queries to, the stores persist, and
+// $metadata describes. Definitions are plain data; `defineEntityType` checks them once.
+import type { EdmPrimitiveType } from './edm.js';
+
+export interface PropertyDefinition {
+  readonly type: EdmPrimitiveType;
+  /** Default true; key properties are never nullable. */
+  readonly nullable?: boolean;
+  /** Edm.String / Edm.Binary: the maximum length in characters or bytes. */
+  readonly maxLength?: number;
+  /** Edm.Decimal: total digits and digits after the point. */
+  readonly precision?: number;
+  readonly scale?: number;
+  /** Set by the server (Core.Computed): readable, never written by a client. */
+  readonly computed?: boolean;
+  /** Settable on create only (Core.Immutable). */
+  readonly immutable?: boolean;
+  /** Accepted in request bodies but never returned, selected, filtered or sorted (e.g. uploaded content). */
+  readonly writeOnly?: boolean;
+  /** A closed vocabulary of allowed string values. */
+  readonly allowedValues?: readonly string[];
+  /** Inclusive numeric bounds (`exclusiveMinimum` makes the minimum exclusive: Quantity > 0). */
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: boolean;
+  readonly description?: string;
+}
+
+export interface Property extends PropertyDefinition {
+  readonly name: string;
+  readonly nullable: boolean;
+  readonly isKey: boolean;
+}
+
+/** A collection-valued navigation to child rows (contained or related by foreign key). */
+export interface NavigationDefinition {
+  /** The target entity type (a function so that types can refer to each other). */
+  readonly target: () => EntityType;
+  /** Child property for each parent key property: `{ PONumber: 'PONumber' }`. */
+  readonly foreignKey: Readonly<Record<string, string>>;
+  /** Contained collections exist only under their parent (work-order comments, labor records). */
+  readonly contained?: boolean;
+}
+
+export interface NavigationProperty extends NavigationDefinition {
+  readonly name: string;
+}
+
+export interface EntityTypeDefinition {
+  readonly name: string;
+  readonly key: readonly string[];
+  readonly properties: Readonly<Record<string, PropertyDefinition>>;
+  readonly navigation?: Readonly<Record<string, NavigationDefinition>>;
+  readonly description?: string;
+}
+
+export interface EntityType {
+  readonly name: string;
+  readonly key: readonly Property[];
+  /** In declaration order. */
+  readonly properties: ReadonlyMap<string, Property>;
+  readonly navigation: ReadonlyMap<string, NavigationProperty>;
+  readonly description?: string;
+}
+
+/** A mistake in a schema definition: the embedder's bug, thrown when the schema is defined, never a client error. */
+export class SchemaError extends Error {
+  override readonly name = 'SchemaError';
+}
+
+function definitionError(message: string): SchemaError {
+  return new SchemaError(message);
+}
+
+/** Checks a definition (keys exist and are non-nullable, facets fit their types) and freezes it. */
+export function defineEntityType(definition: EntityTypeDefinition): EntityType {
+  const properties = new Map<string, Property>();
+  for (const [name, property] of Object.entries(definition.properties)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) throw definitionError(`${definition.name}.${name} is not an OData identifier`);
+    const isKey = definition.key.includes(name);
+    if (isKey && property.nullable === true) throw definitionError(`Key property ${definition.name}.${name} cannot be nullable`);
+    if (property.maxLength !== undefined && property.type !== 'Edm.String' && property.type !== 'Edm.Binary') {
+      throw definitionError(`${definition.name}.${name}: maxLength applies to strings and binaries, not ${property.type}`);
+    }
+    if ((property.precision !== undefined || property.scale !== undefined) && property.type !== 'Edm.Decimal') {
+      throw definitionError(`${definition.name}.${name}: precision and scale apply to Edm.Decimal, not ${property.type}`);
+    }
+    properties.set(name, Object.freeze({ ...property, name, nullable: isKey ? false : (property.nullable ?? true), isKey }));
+  }
+  const key = definition.key.map((name) => {
+    const property = properties.get(name);
+    if (property === undefined) throw definitionError(`Key ${name} is not a property of ${definition.name}`);
+    return property;
+  });
+  if (key.length === 0) throw definitionError(`${definition.name} has no key`);
+  const navigation = new Map<string, NavigationProperty>();
+  for (const [name, nav] of Object.entries(definition.navigation ?? {})) {
+    if (properties.has(name)) throw definitionError(`${definition.name}.${name} is both a property and a navigation`);
+    for (const parentKey of Object.keys(nav.foreignKey)) {
+      if (!properties.has(parentKey)) throw definitionError(`${definition.name}.${name}: ${parentKey} is not a property`);
+    }
+    navigation.set(name, Object.freeze({ ...nav, name }));
+  }
+  return Object.freeze({
+    name: definition.name,
+    key,
+    properties,
+    navigation,
+    ...(definition.description === undefined ? {} : { description: definition.description }),
+  });
+}
+
+/** A bound action (`WorkOrders('WO-1')/AddComment`): its parameters and return type, for $metadata. */
+export interface ActionDefinition {
+  readonly name: string;
+  /** The entity set whose single entity the action is bound to. */
+  readonly boundTo: string;
+  readonly parameters: Readonly<Record<string, PropertyDefinition>>;
+  readonly returnType: EdmPrimitiveType;
+}
+
+export interface ModelDefinition {
+  readonly namespace: string;
+  /** Entity set name → its entity type. */
+  readonly entitySets: Readonly<Record<string, EntityType>>;
+  readonly actions?: readonly ActionDefinition[];
+  /** The service's container name in $metadata (default `Container`). */
+  readonly containerName?: string;
+}
+
+export interface Model {
+  readonly namespace: string;
+  readonly containerName: string;
+  readonly entitySets: ReadonlyMap<string, EntityType>;
+  /** Every entity type reachable from the sets and their navigation, by name. */
+  readonly entityTypes: ReadonlyMap<string, EntityType>;
+  readonly actions: readonly ActionDefinition[];
+}
+
+/** Groups entity sets under a namespace; collects every entity type reachable by navigation. */
+export function defineModel(definition: ModelDefinition): Model {
+  const entityTypes = new Map<string, EntityType>();
+  const visit = (type: EntityType): void => {
+    const known = entityTypes.get(type.name);
+    if (known === type) return;
+    if (known !== undefined) throw definitionError(`Two different entity types are named ${type.name}`);
+    entityTypes.set(type.name, type);
+    for (const nav of type.navigation.values()) visit(nav.target());
+  };
+  for (const type of Object.values(definition.entitySets)) visit(type);
+  for (const action of definition.actions ?? []) {
+    if (definition.entitySets[action.boundTo] === undefined) {
+      throw definitionError(`Action ${action.name} is bound to unknown entity set ${action.boundTo}`);
+    }
+  }
+  return Object.freeze({
+    namespace: definition.namespace,
+    containerName: definition.containerName ?? 'Container',
+    entitySets: new Map(Object.entries(definition.entitySets)),
+    entityTypes,
+    actions: definition.actions ?? [],
+  });
+}
