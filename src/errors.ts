@@ -8,7 +8,17 @@ export const errorCatalog = {
     meaning: 'A literal has the right shape but an impossible value (a month 13, a malformed duration or base64).',
   },
   InvalidEncoding: { status: 400, meaning: 'The query string has a malformed percent-encoding.' },
-  UnknownFunction: { status: 400, meaning: 'A function name is not an OData canonical function.' },
+  UnknownFunction: {
+    status: 400,
+    meaning: 'A function name is not an OData canonical function (or a function of the model).',
+  },
+  UnknownProperty: { status: 400, meaning: 'A name is not a property of the entity type.' },
+  UnknownType: { status: 400, meaning: 'A type name in cast, isof or a path is not a type this model has.' },
+  TypeMismatch: { status: 400, meaning: 'Operand or argument types do not fit the operator or function.' },
+  WrongArgumentCount: { status: 400, meaning: 'A function is called with the wrong number of arguments.' },
+  NotBoolean: { status: 400, meaning: '$filter is not a Boolean expression.' },
+  NotSortable: { status: 400, meaning: 'An $orderby item has no order (a binary value, a collection, null).' },
+  NotQueryable: { status: 400, meaning: 'A property can be written but not read, filtered, sorted or selected.' },
   InvalidTop: { status: 400, meaning: '$top is not a non-negative integer within the limit.' },
   InvalidSkip: { status: 400, meaning: '$skip is not a non-negative integer within the limit.' },
   InvalidCount: { status: 400, meaning: '$count is neither true nor false.' },
@@ -66,6 +76,23 @@ export function atPosition(what: string, position: number, target: string, hint?
 /** An `ODataError` located at `position` of `target`. */
 export function errorAt(code: ErrorCode, what: string, target: string, position: number, hint?: string): ODataError {
   return new ODataError(code, atPosition(what, position, target, hint), { target, position });
+}
+
+/** Several problems of one request as one error: the first, with the others in `details`. */
+export function combineErrors(problems: readonly ODataError[]): ODataError {
+  const [first, ...rest] = problems as [ODataError, ...ODataError[]];
+  if (rest.length === 0) return first;
+  const details: ODataErrorDetail[] = rest.map((p) => ({
+    code: p.code,
+    message: p.message,
+    ...(p.target === undefined ? {} : { target: p.target }),
+    ...(p.position === undefined ? {} : { position: p.position }),
+  }));
+  return new ODataError(first.code, first.message, {
+    ...(first.target === undefined ? {} : { target: first.target }),
+    ...(first.position === undefined ? {} : { position: first.position }),
+    details: [...first.details, ...details],
+  });
 }
 
 export function isODataError(value: unknown): value is ODataError {

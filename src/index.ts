@@ -23,3 +23,20 @@ export {
   type ODataErrorDetail,
   type ODataErrorOptions,
 } from './errors.js';
+export { edmPrimitiveTypes, isEdmPrimitiveType, type EdmPrimitiveType } from './model/edm.js';
+export {
+  defineEntityType,
+  defineModel,
+  SchemaError,
+  type ActionDefinition,
+  type EntityType,
+  type EntityTypeDefinition,
+  type Model,
+  type ModelDefinition,
+  type NavigationDefinition,
+  type NavigationProperty,
+  type Property,
+  type PropertyDefinition,
+} from './model/schema.js';
+export { validateQuery, defaultLimits, readableProperties, type QueryLimits } from './validate/bind.js';
+export type * from './validate/bound.js';

@@ -76,16 +76,25 @@ function definitionError(message: string): SchemaError {
 export function defineEntityType(definition: EntityTypeDefinition): EntityType {
   const properties = new Map<string, Property>();
   for (const [name, property] of Object.entries(definition.properties)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name)) throw definitionError(`${definition.name}.${name} is not an OData identifier`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
+      throw definitionError(`${definition.name}.${name} is not an OData identifier`);
     const isKey = definition.key.includes(name);
-    if (isKey && property.nullable === true) throw definitionError(`Key property ${definition.name}.${name} cannot be nullable`);
+    if (isKey && property.nullable === true)
+      throw definitionError(`Key property ${definition.name}.${name} cannot be nullable`);
     if (property.maxLength !== undefined && property.type !== 'Edm.String' && property.type !== 'Edm.Binary') {
-      throw definitionError(`${definition.name}.${name}: maxLength applies to strings and binaries, not ${property.type}`);
+      throw definitionError(
+        `${definition.name}.${name}: maxLength applies to strings and binaries, not ${property.type}`,
+      );
     }
     if ((property.precision !== undefined || property.scale !== undefined) && property.type !== 'Edm.Decimal') {
-      throw definitionError(`${definition.name}.${name}: precision and scale apply to Edm.Decimal, not ${property.type}`);
+      throw definitionError(
+        `${definition.name}.${name}: precision and scale apply to Edm.Decimal, not ${property.type}`,
+      );
     }
-    properties.set(name, Object.freeze({ ...property, name, nullable: isKey ? false : (property.nullable ?? true), isKey }));
+    properties.set(
+      name,
+      Object.freeze({ ...property, name, nullable: isKey ? false : (property.nullable ?? true), isKey }),
+    );
   }
   const key = definition.key.map((name) => {
     const property = properties.get(name);
@@ -97,7 +106,8 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
   for (const [name, nav] of Object.entries(definition.navigation ?? {})) {
     if (properties.has(name)) throw definitionError(`${definition.name}.${name} is both a property and a navigation`);
     for (const parentKey of Object.keys(nav.foreignKey)) {
-      if (!properties.has(parentKey)) throw definitionError(`${definition.name}.${name}: ${parentKey} is not a property`);
+      if (!properties.has(parentKey))
+        throw definitionError(`${definition.name}.${name}: ${parentKey} is not a property`);
     }
     navigation.set(name, Object.freeze({ ...nav, name }));
   }

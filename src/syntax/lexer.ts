@@ -219,7 +219,8 @@ export const UnterminatedString = createToken({
 /** A JSON string: valid inside JSON arrays and objects (`Name in ["a","b"]`), a mistake elsewhere. */
 export const JsonString = createToken({
   name: 'JsonString',
-  pattern: /"(?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/,
+  // JSON forbids raw control characters inside strings
+  pattern: /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/,
   start_chars_hint: ['"'],
   label: 'a double-quoted string',
 });

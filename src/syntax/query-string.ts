@@ -1,7 +1,7 @@
 // The whole query string: option names case-insensitive with or without `$` (4.01), values
 // percent-decoded once, duplicates and unknown `$` options rejected, custom options kept,
 // `@alias` values parsed and attached to the alias nodes that use them.
-import { atPosition, errorAt, ODataError, type ODataErrorDetail } from '../errors.js';
+import { atPosition, combineErrors, errorAt, ODataError } from '../errors.js';
 import { suggest } from '../validate/suggest.js';
 import type { Expr, OrderByItem, SelectItem } from './ast.js';
 import {
@@ -256,7 +256,7 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
         break;
     }
   }
-  if (problems.length > 0) throw withDetails(problems);
+  if (problems.length > 0) throw combineErrors(problems);
   return result;
 }
 
@@ -274,20 +274,4 @@ function dependencyOrder(texts: ReadonlyMap<string, string>): string[] {
   };
   for (const name of texts.keys()) visit(name);
   return ordered;
-}
-
-function withDetails(problems: readonly ODataError[]): ODataError {
-  const [first, ...rest] = problems as [ODataError, ...ODataError[]];
-  if (rest.length === 0) return first;
-  const details: ODataErrorDetail[] = rest.map((p) => ({
-    code: p.code,
-    message: p.message,
-    ...(p.target === undefined ? {} : { target: p.target }),
-    ...(p.position === undefined ? {} : { position: p.position }),
-  }));
-  return new ODataError(first.code, first.message, {
-    ...(first.target === undefined ? {} : { target: first.target }),
-    ...(first.position === undefined ? {} : { position: first.position }),
-    details: [...first.details, ...details],
-  });
 }

@@ -1,0 +1,1003 @@
+// Binding: the syntax tree of each query option resolved against an entity type. Every name becomes
+// a Property or NavigationProperty, every node gets its EDM type, promotions become explicit, and
+// every mistake becomes an ODataError (400) with the option, the position and what was expected.
+import { atPosition, combineErrors, ODataError, type ErrorCode } from '../errors.js';
+import {
+  isEdmPrimitiveType,
+  isIntegral,
+  isNumeric,
+  isOrdered,
+  widerNumeric,
+  type EdmPrimitiveType,
+} from '../model/edm.js';
+import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
+import type {
+  ArithmeticOperator,
+  BinaryExpr,
+  CallExpr,
+  ComparisonOperator,
+  Expr,
+  InExpr,
+  LiteralValue,
+  OrderByItem,
+  PathExpr,
+  SelectItem,
+  Span,
+} from '../syntax/ast.js';
+import { parseDuration } from '../syntax/literals.js';
+import type { QueryOptions } from '../syntax/query-string.js';
+import type { BoundExpr, BoundLiteral, BoundOrderBy, BoundQuery, BoundType, PropertySource } from './bound.js';
+import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
+import { suggest } from './suggest.js';
+
+/** Bounds on what one request may ask for; exceeding one is a 400 `LimitExceeded`. */
+export interface QueryLimits {
+  /** Total characters of the decoded system query option values (default 65,536). */
+  readonly maxQueryLength?: number;
+  /** Nesting depth of a bound expression (default 100). */
+  readonly maxDepth?: number;
+  /** Items in one `in` list (default 1,000). */
+  readonly maxInItems?: number;
+  /** Largest `$top` (default 10,000). */
+  readonly maxTop?: number;
+  /** Items in `$select` (default 200). */
+  readonly maxSelect?: number;
+  /** Items in `$orderby` (default 32). */
+  readonly maxOrderBy?: number;
+}
+
+export const defaultLimits: Required<QueryLimits> = Object.freeze({
+  maxQueryLength: 65_536,
+  maxDepth: 100,
+  maxInItems: 1_000,
+  maxTop: 10_000,
+  maxSelect: 200,
+  maxOrderBy: 32,
+});
+
+const root: PropertySource = Object.freeze({ kind: 'root' });
+
+/** A lambda or $count range variable in scope while its predicate is bound. */
+interface Scope {
+  readonly name: string;
+  readonly type: EntityType;
+}
+
+/** Binds the expressions of one query option; throws the first problem as an ODataError. */
+class Binder {
+  private depth = 0;
+  private scopes: Scope[] = [];
+  /** What an unprefixed name refers to: the entity being filtered, or the child rows inside `$count($filter=...)`. */
+  private implicit: { readonly type: EntityType; readonly source: PropertySource };
+  private target: string;
+  private text: string | undefined;
+  private variableCounter = 0;
+
+  constructor(
+    private readonly entityType: EntityType,
+    private readonly limits: Required<QueryLimits>,
+    target: string,
+    text: string | undefined,
+  ) {
+    this.implicit = { type: entityType, source: root };
+    this.target = target;
+    this.text = text;
+  }
+
+  fail(code: ErrorCode, span: Span | number, what: string, hint?: string): never {
+    const position = typeof span === 'number' ? span : span.start;
+    throw new ODataError(code, atPosition(what, position, this.target, hint), { target: this.target, position });
+  }
+
+  // ── expressions ───────────────────────────────────────────────────────────
+
+  bind(expr: Expr): BoundExpr {
+    if (++this.depth > this.limits.maxDepth) {
+      this.fail('LimitExceeded', expr.span, `Expression nesting deeper than ${this.limits.maxDepth} levels`);
+    }
+    try {
+      return this.bindUnlimited(expr);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private bindUnlimited(expr: Expr): BoundExpr {
+    switch (expr.kind) {
+      case 'literal':
+        return this.bindLiteral(expr.literal, expr.span);
+      case 'path':
+        return this.bindPath(expr);
+      case 'alias':
+        return this.bindAlias(expr.name, expr.value, expr.span);
+      case 'binary':
+        return this.bindBinaryChain(expr);
+      case 'in':
+        return this.bindIn(expr);
+      case 'not': {
+        const operand = this.bind(expr.operand);
+        this.expectBoolean(operand, "'not'");
+        return { kind: 'not', type: 'Edm.Boolean', nullable: operand.nullable, operand, span: expr.span };
+      }
+      case 'negate': {
+        const operand = this.bind(expr.operand);
+        if (operand.type === 'null' || !(isNumeric(operand.type) || operand.type === 'Edm.Duration')) {
+          this.fail('TypeMismatch', expr.span, `Cannot negate ${operand.type}`, 'expected a number or a duration');
+        }
+        return { kind: 'negate', type: operand.type, nullable: operand.nullable, operand, span: expr.span };
+      }
+      case 'call':
+        return this.bindCall(expr);
+      case 'typeName':
+        return this.fail(
+          'TypeMismatch',
+          expr.span,
+          `Unexpected type name ${expr.name}`,
+          'type names are arguments of cast and isof',
+        );
+      case 'caseBranch':
+        return this.fail('InvalidSyntax', expr.span, 'Unexpected condition:result pair', 'it belongs inside case(...)');
+      case 'list':
+      case 'array':
+        return this.fail('TypeMismatch', expr.span, 'Unexpected list', "a list of values belongs right of 'in'");
+      case 'object':
+        return this.fail('TypeMismatch', expr.span, 'Unexpected JSON object', 'the model has no complex types');
+    }
+  }
+
+  private bindLiteral(literal: LiteralValue, span: Span): BoundLiteral {
+    switch (literal.type) {
+      case 'null':
+        return { kind: 'literal', type: 'null', nullable: true, value: literal, span };
+      case 'enum':
+        return this.fail(
+          'TypeMismatch',
+          span,
+          `Unexpected enumeration literal ${literal.typeName}'${literal.value}'`,
+          'the model has no enumeration types',
+        );
+      case 'Edm.Geography':
+      case 'Edm.Geometry':
+        return this.fail(
+          'NotImplemented',
+          span,
+          `Unexpected ${literal.type} literal`,
+          'the model has no geo properties',
+        );
+      default:
+        return { kind: 'literal', type: literal.type, nullable: false, value: literal, span };
+    }
+  }
+
+  private bindAlias(name: string, value: Expr | undefined, span: Span): BoundExpr {
+    // An alias without a value is null (OData 4.01 §5.3); a value's errors are reported against the alias.
+    if (value === undefined) return { kind: 'literal', type: 'null', nullable: true, value: { type: 'null' }, span };
+    const [target, text] = [this.target, this.text];
+    this.target = name;
+    this.text = undefined;
+    try {
+      return this.bind(value);
+    } finally {
+      [this.target, this.text] = [target, text];
+    }
+  }
+
+  private expectBoolean(operand: BoundExpr, where: string): void {
+    if (operand.type !== 'Edm.Boolean' && operand.type !== 'null') {
+      this.fail('TypeMismatch', operand.span, `${where} needs a Boolean operand, found ${operand.type}`);
+    }
+  }
+
+  /** Where the operator of `left op right` is: the first non-blank character after the left operand. */
+  private operatorPosition(expr: BinaryExpr): number {
+    const text = this.text;
+    if (text === undefined) return expr.left.span.end + 1;
+    let i = expr.left.span.end;
+    while (text[i] === ' ' || text[i] === '\t' || text[i] === ')') i++;
+    return i;
+  }
+
+  /** A left-deep chain (`a or b or c ...`) is walked iteratively: a 10,000-term chain must not exhaust the stack. */
+  private bindBinaryChain(expr: BinaryExpr): BoundExpr {
+    const chain: BinaryExpr[] = [expr];
+    let leftmost: Expr = expr.left;
+    while (leftmost.kind === 'binary') {
+      chain.push(leftmost);
+      leftmost = leftmost.left;
+    }
+    let left = this.bind(leftmost);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const node = chain[i]!;
+      left = this.bindBinary(node, left, this.bind(node.right));
+    }
+    return left;
+  }
+
+  private bindBinary(expr: BinaryExpr, left: BoundExpr, right: BoundExpr): BoundExpr {
+    const span = expr.span;
+    switch (expr.operator) {
+      case 'and':
+      case 'or':
+        this.expectBoolean(left, `'${expr.operator}'`);
+        this.expectBoolean(right, `'${expr.operator}'`);
+        return {
+          kind: 'logical',
+          type: 'Edm.Boolean',
+          nullable: left.nullable || right.nullable,
+          operator: expr.operator,
+          left,
+          right,
+          span,
+        };
+      case 'eq':
+      case 'ne':
+      case 'gt':
+      case 'ge':
+      case 'lt':
+      case 'le':
+        return this.bindComparison(expr, expr.operator, left, right);
+      case 'has':
+        return this.fail(
+          'TypeMismatch',
+          this.operatorPosition(expr),
+          `'has' needs an enumeration operand, found ${left.type}`,
+          'the model has no enumeration types',
+        );
+      default:
+        return this.bindArithmetic(expr, expr.operator, left, right);
+    }
+  }
+
+  private bindComparison(expr: BinaryExpr, operator: ComparisonOperator, left: BoundExpr, right: BoundExpr): BoundExpr {
+    const [l, r] = this.unify(left, right, () =>
+      this.fail('TypeMismatch', this.operatorPosition(expr), `Cannot compare ${left.type} with ${right.type}`),
+    );
+    const type = l.type === 'null' ? r.type : l.type;
+    if (operator !== 'eq' && operator !== 'ne' && type !== 'null' && !isOrdered(type)) {
+      this.fail(
+        'TypeMismatch',
+        this.operatorPosition(expr),
+        `${type} values have no order`,
+        `use eq or ne with ${type}`,
+      );
+    }
+    return { kind: 'comparison', type: 'Edm.Boolean', nullable: false, operator, left: l, right: r, span: expr.span };
+  }
+
+  private bindArithmetic(expr: BinaryExpr, operator: ArithmeticOperator, left: BoundExpr, right: BoundExpr): BoundExpr {
+    const span = expr.span;
+    const nullable = left.nullable || right.nullable;
+    const mismatch = (): never =>
+      this.fail('TypeMismatch', this.operatorPosition(expr), `Cannot ${operator} ${left.type} and ${right.type}`);
+    if (left.type === 'null' && right.type === 'null') return mismatch();
+    const lt = left.type === 'null' ? right.type : left.type;
+    const rt = right.type === 'null' ? left.type : right.type;
+    if (lt === 'null' || rt === 'null') return mismatch();
+    if (isNumeric(lt) && isNumeric(rt)) {
+      let type = widerNumeric(lt, rt);
+      if (operator === 'divby' && isIntegral(type)) type = 'Edm.Decimal';
+      const l = this.promote(left, type);
+      const r = this.promote(right, type);
+      return { kind: 'arithmetic', type, nullable: true, operator, left: l, right: r, span };
+    }
+    const additive = operator === 'add' || operator === 'sub';
+    if (additive && lt === 'Edm.DateTimeOffset' && rt === 'Edm.Duration') {
+      return { kind: 'arithmetic', type: 'Edm.DateTimeOffset', nullable, operator, left, right, span };
+    }
+    if (additive && lt === 'Edm.Duration' && rt === 'Edm.Duration') {
+      return { kind: 'arithmetic', type: 'Edm.Duration', nullable, operator, left, right, span };
+    }
+    if (
+      operator === 'sub' &&
+      (lt === 'Edm.DateTimeOffset' || lt === 'Edm.Date') &&
+      (rt === 'Edm.DateTimeOffset' || rt === 'Edm.Date')
+    ) {
+      const type: EdmPrimitiveType = lt === rt ? lt : 'Edm.DateTimeOffset';
+      const l = this.promote(left, type);
+      const r = this.promote(right, type);
+      return { kind: 'arithmetic', type: 'Edm.Duration', nullable, operator, left: l, right: r, span };
+    }
+    return mismatch();
+  }
+
+  /** Gives two operands one type by promotion, or calls `mismatch`. */
+  private unify(left: BoundExpr, right: BoundExpr, mismatch: () => never): [BoundExpr, BoundExpr] {
+    const lt = left.type;
+    const rt = right.type;
+    if (lt === rt || lt === 'null' || rt === 'null') return [left, right];
+    if (isNumeric(lt) && isNumeric(rt)) {
+      const type = widerNumeric(lt, rt);
+      return [this.promote(left, type), this.promote(right, type)];
+    }
+    if ((lt === 'Edm.Date' && rt === 'Edm.DateTimeOffset') || (lt === 'Edm.DateTimeOffset' && rt === 'Edm.Date')) {
+      return [this.promote(left, 'Edm.DateTimeOffset'), this.promote(right, 'Edm.DateTimeOffset')];
+    }
+    // `Duration eq 'P1D'`: the bare 4.01 duration form is a string literal.
+    const duration = (a: BoundExpr, b: BoundExpr): BoundExpr | undefined =>
+      a.type === 'Edm.Duration' && b.kind === 'literal' && b.value.type === 'Edm.String'
+        ? this.stringToDuration(b)
+        : undefined;
+    const asRight = duration(left, right);
+    if (asRight !== undefined) return [left, asRight];
+    const asLeft = duration(right, left);
+    if (asLeft !== undefined) return [asLeft, right];
+    return mismatch();
+  }
+
+  private stringToDuration(literal: BoundLiteral): BoundExpr | undefined {
+    if (literal.value.type !== 'Edm.String') return undefined;
+    const milliseconds = parseDuration(literal.value.value);
+    if (milliseconds === undefined) return undefined;
+    return {
+      kind: 'literal',
+      type: 'Edm.Duration',
+      nullable: false,
+      value: { type: 'Edm.Duration', value: literal.value.value, milliseconds },
+      span: literal.span,
+    };
+  }
+
+  /** Promotes to a wider numeric type or Date → DateTimeOffset: a literal is retyped, anything else wrapped in `convert`. */
+  promote(expr: BoundExpr, type: EdmPrimitiveType): BoundExpr {
+    if (expr.type === type || expr.type === 'null') return expr;
+    if (expr.kind === 'literal') {
+      const value = retypeLiteral(expr.value, type);
+      if (value !== undefined) return { ...expr, type, value };
+    }
+    return { kind: 'convert', type, nullable: expr.nullable, operand: expr, span: expr.span };
+  }
+
+  private bindIn(expr: InExpr): BoundExpr {
+    const left = this.bind(expr.left);
+    const right = expr.right;
+    if (right.kind !== 'list' && right.kind !== 'array') {
+      return this.fail(
+        'TypeMismatch',
+        right.span,
+        "The right side of 'in' must be a list",
+        "write a list such as ('A','B')",
+      );
+    }
+    if (right.items.length > this.limits.maxInItems) {
+      this.fail(
+        'LimitExceeded',
+        right.span,
+        `The 'in' list has ${right.items.length} items, more than the limit of ${this.limits.maxInItems}`,
+      );
+    }
+    let type: BoundType = left.type;
+    const items = right.items.map((item) => this.bind(item));
+    for (const item of items) {
+      this.unify(left, item, () =>
+        this.fail('TypeMismatch', item.span, `Cannot compare ${left.type} with ${item.type} in 'in'`),
+      );
+      if (type === 'null') type = item.type;
+      else if (item.type !== 'null' && item.type !== type && isNumeric(type) && isNumeric(item.type))
+        type = widerNumeric(type, item.type);
+      else if (item.type === 'Edm.DateTimeOffset' && type === 'Edm.Date') type = 'Edm.DateTimeOffset';
+    }
+    if (type === 'null') return { kind: 'in', type: 'Edm.Boolean', nullable: false, left, items, span: expr.span };
+    const common = type;
+    const promoted = items.map((item) =>
+      item.type === 'Edm.String' && common === 'Edm.Duration' && item.kind === 'literal'
+        ? this.stringToDuration(item)!
+        : this.promote(item, common),
+    );
+    return {
+      kind: 'in',
+      type: 'Edm.Boolean',
+      nullable: false,
+      left: this.promote(left, common),
+      items: promoted,
+      span: expr.span,
+    };
+  }
+
+  // ── functions ─────────────────────────────────────────────────────────────
+
+  private bindCall(expr: CallExpr): BoundExpr {
+    const unsupported = unsupportedFunctions[expr.name];
+    if (unsupported !== undefined) this.fail('NotImplemented', expr.span, `${expr.name} is not supported`, unsupported);
+    if (expr.name === 'cast' || expr.name === 'isof') return this.bindCastOrIsOf(expr);
+    if (expr.name === 'case') return this.bindCase(expr);
+    const overloads = functionSignatures[expr.name]!;
+    const arities = [...new Set(overloads.map((o) => o.parameters.length))];
+    const candidates = overloads.filter((o) => o.parameters.length === expr.args.length);
+    if (candidates.length === 0) {
+      this.fail(
+        'WrongArgumentCount',
+        expr.span,
+        `${expr.name} takes ${arities.join(' or ')} argument${arities.length === 1 && arities[0] === 1 ? '' : 's'}, found ${expr.args.length}`,
+        `expected ${overloads.map((o) => describeOverload(expr.name, o)).join(' or ')}`,
+      );
+    }
+    const args = expr.args.map((arg) => this.bind(arg));
+    const chosen = candidates.find((o) => o.parameters.every((accepted, i) => accepts(accepted, args[i]!.type)));
+    if (chosen === undefined) return this.argumentMismatch(expr, candidates[0]!, args);
+    const promoted = args.map((arg, i) => this.promote(arg, targetOf(chosen.parameters[i]!, arg.type)));
+    this.checkArguments(expr, promoted);
+    return {
+      kind: 'call',
+      type: chosen.returns,
+      nullable: promoted.some((a) => a.nullable),
+      name: expr.name,
+      args: promoted,
+      span: expr.span,
+    };
+  }
+
+  private argumentMismatch(expr: CallExpr, overload: Overload, args: readonly BoundExpr[]): never {
+    const index = overload.parameters.findIndex((accepted, i) => !accepts(accepted, args[i]!.type));
+    const arg = args[index]!;
+    this.fail(
+      'TypeMismatch',
+      arg.span,
+      `Argument ${index + 1} of ${expr.name} must be ${overload.parameters[index]!.join(' or ')}, found ${arg.type}`,
+      `expected ${describeOverload(expr.name, overload)}`,
+    );
+  }
+
+  /** Literal arguments whose value alone is wrong: a bad regular expression, a negative substring position. */
+  private checkArguments(expr: CallExpr, args: readonly BoundExpr[]): void {
+    if (expr.name === 'matchesPattern') {
+      const pattern = args[1]!;
+      if (pattern.kind === 'literal' && pattern.value.type === 'Edm.String') {
+        try {
+          new RegExp(pattern.value.value, 'u');
+        } catch (error) {
+          this.fail(
+            'InvalidLiteral',
+            pattern.span,
+            'Invalid regular expression in matchesPattern',
+            (error as Error).message,
+          );
+        }
+      }
+    }
+    if (expr.name === 'substring') {
+      for (const arg of args.slice(1)) {
+        if (arg.kind === 'literal' && arg.value.type === 'Edm.Int32' && arg.value.value < 0) {
+          this.fail(
+            'InvalidLiteral',
+            arg.span,
+            `substring takes no negative position or length, found ${arg.value.value}`,
+          );
+        }
+      }
+    }
+  }
+
+  private bindCastOrIsOf(expr: CallExpr): BoundExpr {
+    const typeArg = expr.args[expr.args.length - 1];
+    if (typeArg === undefined || typeArg.kind !== 'typeName') {
+      return this.fail(
+        'WrongArgumentCount',
+        expr.span,
+        `${expr.name} takes a value and a type name`,
+        `as in ${expr.name}(Quantity,Edm.String)`,
+      );
+    }
+    if (expr.args.length === 1) {
+      return this.fail(
+        'NotImplemented',
+        expr.span,
+        `${expr.name}(${typeArg.name}) on the current entity is not supported`,
+        'the model has no derived types',
+      );
+    }
+    if (expr.args.length !== 2) {
+      return this.fail('WrongArgumentCount', expr.span, `${expr.name} takes 2 arguments, found ${expr.args.length}`);
+    }
+    const target = typeArg.name;
+    if (!isEdmPrimitiveType(target)) {
+      const guess = suggest(target, [
+        'Edm.String',
+        'Edm.Int32',
+        'Edm.Int64',
+        'Edm.Decimal',
+        'Edm.Double',
+        'Edm.Boolean',
+        'Edm.Date',
+        'Edm.DateTimeOffset',
+      ]);
+      return this.fail(
+        'UnknownType',
+        typeArg.span,
+        `Unknown type ${target}`,
+        guess === undefined ? 'expected an EDM primitive type such as Edm.String' : `did you mean ${guess}?`,
+      );
+    }
+    const operand = this.bind(expr.args[0]!);
+    if (expr.name === 'isof')
+      return { kind: 'isof', type: 'Edm.Boolean', nullable: false, operand, target, span: expr.span };
+    if (!castAllowed(operand.type, target)) {
+      this.fail('TypeMismatch', expr.span, `Cannot cast ${operand.type} to ${target}`);
+    }
+    return { kind: 'cast', type: target, nullable: true, operand, span: expr.span };
+  }
+
+  private bindCase(expr: CallExpr): BoundExpr {
+    const branches = expr.args.map((arg) => {
+      if (arg.kind !== 'caseBranch')
+        return this.fail('InvalidSyntax', arg.span, 'Expected condition:result in case(...)');
+      const condition = this.bind(arg.condition);
+      this.expectBoolean(condition, 'A case condition');
+      return { condition, result: this.bind(arg.result) };
+    });
+    if (branches.length === 0)
+      return this.fail('WrongArgumentCount', expr.span, 'case needs at least one condition:result pair');
+    let type: BoundType = 'null';
+    for (const { result } of branches) {
+      if (result.type === 'null' || result.type === type) continue;
+      if (type === 'null') type = result.type;
+      else if (isNumeric(type) && isNumeric(result.type)) type = widerNumeric(type, result.type);
+      else if (type === 'Edm.Date' && result.type === 'Edm.DateTimeOffset') type = result.type;
+      else if (!(type === 'Edm.DateTimeOffset' && result.type === 'Edm.Date')) {
+        this.fail('TypeMismatch', result.span, `The results of case have different types: ${type} and ${result.type}`);
+      }
+    }
+    const common = type;
+    return {
+      kind: 'case',
+      type: common,
+      nullable: true,
+      branches: branches.map((b) => ({
+        condition: b.condition,
+        result: common === 'null' ? b.result : this.promote(b.result, common),
+      })),
+      span: expr.span,
+    };
+  }
+
+  // ── paths ─────────────────────────────────────────────────────────────────
+
+  private bindPath(expr: PathExpr): BoundExpr {
+    let type: EntityType;
+    let source: PropertySource;
+    switch (expr.root.kind) {
+      case 'implicit':
+      case '$it':
+        ({ type, source } = this.implicit);
+        break;
+      case '$this': {
+        const scope = this.scopes[this.scopes.length - 1];
+        ({ type, source } =
+          scope === undefined ? this.implicit : { type: scope.type, source: { kind: 'variable', name: scope.name } });
+        break;
+      }
+      case '$root':
+        return this.fail(
+          'NotImplemented',
+          expr.span,
+          '$root is not supported',
+          'filter on properties of the entity itself',
+        );
+      case 'variable': {
+        const name = expr.root.name;
+        const scope = [...this.scopes].reverse().find((s) => s.name === name)!;
+        type = scope.type;
+        source = { kind: 'variable', name };
+        break;
+      }
+    }
+    const segments = expr.segments;
+    if (segments.length === 0) {
+      return this.fail(
+        'TypeMismatch',
+        expr.span,
+        `${expr.root.kind === 'variable' ? expr.root.name : expr.root.kind} is an entity, not a value`,
+        'compare one of its properties, as in x/Name',
+      );
+    }
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i]!;
+      const next = segments[i + 1];
+      if (segment.kind !== 'property') return this.unsupportedSegment(segment);
+      const property = type.properties.get(segment.name);
+      if (property !== undefined) {
+        if (property.writeOnly === true) {
+          this.fail(
+            'NotQueryable',
+            segment.span,
+            `${segment.name} on ${type.name} is write-only`,
+            'it can be sent in a request body but not filtered, sorted or selected',
+          );
+        }
+        if (next !== undefined && next.kind !== 'property') this.unsupportedSegment(next);
+        if (next !== undefined) {
+          this.fail(
+            'UnknownProperty',
+            next.span,
+            `${property.type} property ${segment.name} has no members`,
+            `${segment.name} is a value, not a structure`,
+          );
+        }
+        return {
+          kind: 'property',
+          type: property.type,
+          nullable: property.nullable,
+          property,
+          source,
+          span: expr.span,
+        };
+      }
+      const navigation = type.navigation.get(segment.name);
+      if (navigation === undefined) this.unknownProperty(type, segment.name, segment.span);
+      if (next === undefined) {
+        return this.fail(
+          'TypeMismatch',
+          segment.span,
+          `${segment.name} is a collection of ${navigation.target().name}`,
+          `use ${segment.name}/any(x: ...), ${segment.name}/all(x: ...) or ${segment.name}/$count`,
+        );
+      }
+      if (next.kind === 'any' || next.kind === 'all') {
+        if (i + 2 < segments.length)
+          this.fail('InvalidSyntax', segments[i + 2]!.span, `Nothing can follow ${next.kind}(...)`);
+        return this.bindLambda(
+          navigation,
+          source,
+          next.kind,
+          next.variable,
+          next.predicate,
+          span(expr.span.start, next.span.end),
+        );
+      }
+      if (next.kind === 'count') {
+        if (i + 2 < segments.length) this.fail('InvalidSyntax', segments[i + 2]!.span, 'Nothing can follow $count');
+        return this.bindCount(navigation, source, next.filter, span(expr.span.start, next.span.end));
+      }
+      if (next.kind === 'property') {
+        this.fail(
+          'TypeMismatch',
+          next.span,
+          `${segment.name} is a collection: ${next.name} of which row?`,
+          `use ${segment.name}/any(x: x/${next.name} ...)`,
+        );
+      }
+      return this.unsupportedSegment(next);
+    }
+    return this.fail('InvalidSyntax', expr.span, 'Empty path');
+  }
+
+  private unknownProperty(type: EntityType, name: string, where: Span): never {
+    const candidates = [
+      ...[...type.properties.values()].filter((p) => p.writeOnly !== true).map((p) => p.name),
+      ...type.navigation.keys(),
+    ];
+    const guess = suggest(name, candidates);
+    this.fail(
+      'UnknownProperty',
+      where,
+      `Unknown property '${name}' on ${type.name}`,
+      guess === undefined ? undefined : `did you mean '${guess}'?`,
+    );
+  }
+
+  private unsupportedSegment(segment: PathExpr['segments'][number]): never {
+    switch (segment.kind) {
+      case 'cast':
+        return this.fail(
+          'UnknownType',
+          segment.span,
+          `Unknown type ${segment.typeName}`,
+          'the model has no derived types to cast to',
+        );
+      case 'function':
+        return this.fail(
+          'UnknownFunction',
+          segment.span,
+          `Unknown function ${segment.name}`,
+          'the model has no bound functions',
+        );
+      case 'key':
+        return this.fail(
+          'NotImplemented',
+          segment.span,
+          'Key predicates in $filter paths are not supported',
+          'use any(x: x/Key eq ...)',
+        );
+      case 'annotation':
+        return this.fail('NotImplemented', segment.span, `Annotation values (@${segment.term}) are not supported`);
+      case 'filter':
+        return this.fail(
+          'NotImplemented',
+          segment.span,
+          '/$filter(...) path segments are not supported',
+          'use any(x: ...)',
+        );
+      case 'any':
+      case 'all':
+      case 'count':
+        return this.fail(
+          'TypeMismatch',
+          segment.span,
+          `${segment.kind === 'count' ? '$count' : `${segment.kind}(...)`} needs a collection before it`,
+        );
+      case 'property':
+        return this.fail('InvalidSyntax', segment.span, `Unexpected ${segment.name}`);
+    }
+  }
+
+  private bindLambda(
+    navigation: NavigationProperty,
+    source: PropertySource,
+    operator: 'any' | 'all',
+    variable: string | undefined,
+    predicate: Expr | undefined,
+    where: Span,
+  ): BoundExpr {
+    const name = variable ?? `$${operator}${this.variableCounter++}`;
+    if (predicate === undefined) {
+      return {
+        kind: 'lambda',
+        type: 'Edm.Boolean',
+        nullable: false,
+        operator,
+        navigation,
+        source,
+        variable: name,
+        span: where,
+      };
+    }
+    this.scopes.push({ name, type: navigation.target() });
+    try {
+      const bound = this.bind(predicate);
+      this.expectBoolean(bound, `The ${operator}(...) predicate`);
+      return {
+        kind: 'lambda',
+        type: 'Edm.Boolean',
+        nullable: false,
+        operator,
+        navigation,
+        source,
+        variable: name,
+        predicate: bound,
+        span: where,
+      };
+    } finally {
+      this.scopes.pop();
+    }
+  }
+
+  private bindCount(
+    navigation: NavigationProperty,
+    source: PropertySource,
+    filter: Expr | undefined,
+    where: Span,
+  ): BoundExpr {
+    const variable = `$count${this.variableCounter++}`;
+    if (filter === undefined) {
+      return { kind: 'count', type: 'Edm.Int32', nullable: false, navigation, source, variable, span: where };
+    }
+    // Inside $count($filter=...), unprefixed names are properties of the counted rows.
+    const outer = this.implicit;
+    this.implicit = { type: navigation.target(), source: { kind: 'variable', name: variable } };
+    try {
+      const bound = this.bind(filter);
+      this.expectBoolean(bound, 'The $count filter');
+      return {
+        kind: 'count',
+        type: 'Edm.Int32',
+        nullable: false,
+        navigation,
+        source,
+        variable,
+        filter: bound,
+        span: where,
+      };
+    } finally {
+      this.implicit = outer;
+    }
+  }
+
+  // ── options ───────────────────────────────────────────────────────────────
+
+  filter(expr: Expr): BoundExpr {
+    const bound = this.bind(expr);
+    if (bound.type !== 'Edm.Boolean' && bound.type !== 'null') {
+      this.fail(
+        'NotBoolean',
+        expr.span,
+        `$filter must be a Boolean expression, found ${bound.type}`,
+        'compare it with something, as in Quantity gt 0',
+      );
+    }
+    return bound;
+  }
+
+  orderBy(items: readonly OrderByItem[]): BoundOrderBy[] {
+    if (items.length > this.limits.maxOrderBy) {
+      this.fail(
+        'LimitExceeded',
+        items[this.limits.maxOrderBy]!.span,
+        `$orderby has ${items.length} items, more than the limit of ${this.limits.maxOrderBy}`,
+      );
+    }
+    const bound: BoundOrderBy[] = items.map((item) => {
+      const expr = this.bind(item.expr);
+      if (expr.type === 'null' || !isOrdered(expr.type)) {
+        this.fail(
+          'NotSortable',
+          item.expr.span,
+          `Cannot order by ${expr.type === 'null' ? 'null' : `an ${expr.type} value`}`,
+          'order by a property or an expression with a primitive, ordered type',
+        );
+      }
+      return { expr, direction: item.direction, tieBreak: false };
+    });
+    // Ties are broken by the key, ascending (SEMANTICS.md), so that paging is deterministic.
+    for (const key of this.entityType.key) {
+      const present = bound.some(
+        (o) => o.expr.kind === 'property' && o.expr.source.kind === 'root' && o.expr.property === key,
+      );
+      if (!present) {
+        bound.push({
+          expr: {
+            kind: 'property',
+            type: key.type,
+            nullable: false,
+            property: key,
+            source: root,
+            span: { start: 0, end: 0 },
+          },
+          direction: 'asc',
+          tieBreak: true,
+        });
+      }
+    }
+    return bound;
+  }
+
+  select(items: readonly SelectItem[]): Property[] {
+    if (items.length > this.limits.maxSelect) {
+      this.fail(
+        'LimitExceeded',
+        items[this.limits.maxSelect]!.span,
+        `$select has ${items.length} items, more than the limit of ${this.limits.maxSelect}`,
+      );
+    }
+    const chosen = new Set<Property>();
+    for (const item of items) {
+      if (item.kind === 'star') return readableProperties(this.entityType);
+      if (item.kind === 'allOperations')
+        this.fail(
+          'NotImplemented',
+          item.span,
+          `${item.namespace}.* selects operations`,
+          'the model has no functions to select',
+        );
+      if (item.options !== undefined)
+        this.fail('NotImplemented', item.span, 'Nested query options in $select are not supported');
+      const [first, ...rest] = item.segments;
+      if (first === undefined || first.kind !== 'property')
+        return this.fail('NotImplemented', item.span, 'Only property names can be selected');
+      const property = this.entityType.properties.get(first.name);
+      if (property === undefined) {
+        if (this.entityType.navigation.has(first.name)) {
+          this.fail(
+            'TypeMismatch',
+            first.span,
+            `${first.name} is a collection, not a property`,
+            '$expand is not supported; read it at its own address',
+          );
+        }
+        this.unknownProperty(this.entityType, first.name, first.span);
+      }
+      if (property.writeOnly === true)
+        this.fail('NotQueryable', first.span, `${first.name} on ${this.entityType.name} is write-only`);
+      if (rest.length > 0)
+        this.fail('UnknownProperty', rest[0]!.span, `${property.type} property ${first.name} has no members`);
+      chosen.add(property);
+    }
+    return [...this.entityType.properties.values()].filter((p) => chosen.has(p));
+  }
+}
+
+const span = (start: number, end: number): Span => ({ start, end });
+
+/** Properties a client can read: all but write-only ones, in declaration order. */
+export function readableProperties(type: EntityType): Property[] {
+  return [...type.properties.values()].filter((p) => p.writeOnly !== true);
+}
+
+/** Whether an argument of type `actual` fits a parameter accepting `accepted`: null, or numeric promotion. */
+function accepts(accepted: readonly EdmPrimitiveType[], actual: BoundType): boolean {
+  if (actual === 'null' || accepted.includes(actual)) return true;
+  return isNumeric(actual) && accepted.some((t) => isNumeric(t) && widerNumeric(actual, t) === t);
+}
+
+/** The parameter type an argument is promoted to. */
+function targetOf(accepted: readonly EdmPrimitiveType[], actual: BoundType): EdmPrimitiveType {
+  if (actual !== 'null' && accepted.includes(actual)) return actual;
+  if (actual !== 'null' && isNumeric(actual))
+    return accepted.find((t) => isNumeric(t) && widerNumeric(actual, t) === t)!;
+  return accepted[0]!;
+}
+
+function castAllowed(from: BoundType, to: EdmPrimitiveType): boolean {
+  if (from === 'null' || from === to) return true;
+  if (to === 'Edm.String') return from !== 'Edm.Binary';
+  if (isNumeric(to)) return isNumeric(from) || from === 'Edm.String';
+  return from === 'Edm.Date' && to === 'Edm.DateTimeOffset';
+}
+
+/** A literal's value as a wider type, or undefined when it cannot be retyped at bind time. */
+function retypeLiteral(value: LiteralValue, type: EdmPrimitiveType): LiteralValue | undefined {
+  switch (value.type) {
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+      if (type === 'Edm.Int64') return { type, value: BigInt(value.value) };
+      if (type === 'Edm.Decimal') return { type, value: value.value.toString() };
+      if (type === 'Edm.Double') return { type, value: Number(value.value) };
+      return undefined;
+    case 'Edm.Decimal':
+      return type === 'Edm.Double' ? { type, value: Number(value.value) } : undefined;
+    case 'Edm.Date': {
+      if (type !== 'Edm.DateTimeOffset') return undefined;
+      const [year, month, day] = value.value.split(/(?<=\d)-/).map(Number) as [number, number, number];
+      const date = new Date(0);
+      date.setUTCFullYear(year, month - 1, day);
+      return { type, value: `${value.value}T00:00:00Z`, epochMilliseconds: date.getTime(), offsetMinutes: 0 };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Binds parsed query options to an entity type. Every problem in every option is reported: the first
+ * as the error, the others in its `details`. Limits default to `defaultLimits`.
+ */
+export function validateQuery(options: QueryOptions, entityType: EntityType, limits: QueryLimits = {}): BoundQuery {
+  const effective: Required<QueryLimits> = { ...defaultLimits, ...limits };
+  const problems: ODataError[] = [];
+  const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined => {
+    try {
+      return run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']]));
+    } catch (error) {
+      if (error instanceof ODataError) {
+        problems.push(error);
+        return undefined;
+      }
+      throw error;
+    }
+  };
+
+  const length = Object.values(options.text).reduce((sum, text) => sum + (text?.length ?? 0), 0);
+  if (length > effective.maxQueryLength) {
+    throw new ODataError(
+      'LimitExceeded',
+      `The query options have ${length} characters, more than the limit of ${effective.maxQueryLength}`,
+    );
+  }
+
+  const filter = options.filter === undefined ? undefined : attempt('$filter', (b) => b.filter(options.filter!));
+  const orderBy = attempt('$orderby', (b) => b.orderBy(options.orderBy ?? []));
+  const select =
+    options.select === undefined
+      ? readableProperties(entityType)
+      : attempt('$select', (b) => b.select(options.select!));
+  if (options.top !== undefined && options.top > effective.maxTop) {
+    problems.push(
+      new ODataError(
+        'LimitExceeded',
+        atPosition(`$top ${options.top} is larger than the limit of ${effective.maxTop}`, 0, '$top'),
+        {
+          target: '$top',
+          position: 0,
+        },
+      ),
+    );
+  }
+  if (problems.length > 0) throw combineErrors(problems);
+  return {
+    entityType,
+    ...(filter === undefined ? {} : { filter }),
+    orderBy: orderBy!,
+    select: select!,
+    ...(options.top === undefined ? {} : { top: options.top }),
+    ...(options.skip === undefined ? {} : { skip: options.skip }),
+    count: options.count ?? false,
+  };
+}

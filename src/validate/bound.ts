@@ -1,0 +1,188 @@
+// The bound query: the syntax tree resolved against an entity type. Every name is a Property or
+// NavigationProperty, every node has its EDM type, and promotions are explicit (`convert` nodes, or
+// literals retyped at bind time). Backends take only this tree; they never see names as text.
+import type { EdmPrimitiveType } from '../model/edm.js';
+import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
+import type {
+  ArithmeticOperator,
+  CanonicalFunctionName,
+  ComparisonOperator,
+  LiteralValue,
+  Span,
+} from '../syntax/ast.js';
+
+/** The type of a bound expression: an EDM primitive type, or `null` for the untyped null literal. */
+export type BoundType = EdmPrimitiveType | 'null';
+
+interface Typed {
+  readonly type: BoundType;
+  /** False when the expression can never be null (comparisons, non-nullable properties, non-null literals). */
+  readonly nullable: boolean;
+  readonly span: Span;
+}
+
+/** Where a property is read from: the entity being filtered, or the row a lambda variable ranges over. */
+export type PropertySource = { readonly kind: 'root' } | { readonly kind: 'variable'; readonly name: string };
+
+export interface BoundLiteral extends Typed {
+  readonly kind: 'literal';
+  /** The literal's value, retyped to `type` where binding promoted it (Int32 5 compared with a Decimal is Decimal '5'). */
+  readonly value: LiteralValue;
+}
+
+export interface BoundProperty extends Typed {
+  readonly kind: 'property';
+  readonly type: EdmPrimitiveType;
+  readonly property: Property;
+  readonly source: PropertySource;
+}
+
+/** An explicit promotion: Int32 → Int64 → Decimal → Double, Date → DateTimeOffset (midnight UTC). */
+export interface BoundConvert extends Typed {
+  readonly kind: 'convert';
+  readonly type: EdmPrimitiveType;
+  readonly operand: BoundExpr;
+}
+
+/** `eq ne gt ge lt le`: both operands have the same type (or one is the null literal). Never null. */
+export interface BoundComparison extends Typed {
+  readonly kind: 'comparison';
+  readonly type: 'Edm.Boolean';
+  readonly operator: ComparisonOperator;
+  readonly left: BoundExpr;
+  readonly right: BoundExpr;
+}
+
+/** `and`, `or`: three-valued. */
+export interface BoundLogical extends Typed {
+  readonly kind: 'logical';
+  readonly type: 'Edm.Boolean';
+  readonly operator: 'and' | 'or';
+  readonly left: BoundExpr;
+  readonly right: BoundExpr;
+}
+
+export interface BoundNot extends Typed {
+  readonly kind: 'not';
+  readonly type: 'Edm.Boolean';
+  readonly operand: BoundExpr;
+}
+
+/**
+ * Arithmetic on numbers (operands promoted to `type`, except `divby`, whose operands keep their
+ * promoted type and whose result is Decimal or Double), and on instants and durations:
+ * DateTimeOffset ± Duration, Duration ± Duration, DateTimeOffset − DateTimeOffset, Date − Date.
+ */
+export interface BoundArithmetic extends Typed {
+  readonly kind: 'arithmetic';
+  readonly type: EdmPrimitiveType;
+  readonly operator: ArithmeticOperator;
+  readonly left: BoundExpr;
+  readonly right: BoundExpr;
+}
+
+export interface BoundNegate extends Typed {
+  readonly kind: 'negate';
+  readonly type: EdmPrimitiveType;
+  readonly operand: BoundExpr;
+}
+
+/** `left in (items)`: every item has the left operand's type (or is the null literal). */
+export interface BoundIn extends Typed {
+  readonly kind: 'in';
+  readonly type: 'Edm.Boolean';
+  readonly left: BoundExpr;
+  readonly items: readonly BoundExpr[];
+}
+
+/** A canonical function other than cast, isof and case, its arguments promoted to the chosen signature. */
+export interface BoundCall extends Typed {
+  readonly kind: 'call';
+  readonly type: EdmPrimitiveType;
+  readonly name: CanonicalFunctionName;
+  readonly args: readonly BoundExpr[];
+}
+
+/** `cast(x, Edm.T)`: null when the value cannot be represented (SEMANTICS.md). */
+export interface BoundCast extends Typed {
+  readonly kind: 'cast';
+  readonly type: EdmPrimitiveType;
+  readonly operand: BoundExpr;
+}
+
+/** `isof(x, Edm.T)`: true when x is not null and its bound type is exactly T. */
+export interface BoundIsOf extends Typed {
+  readonly kind: 'isof';
+  readonly type: 'Edm.Boolean';
+  readonly operand: BoundExpr;
+  readonly target: EdmPrimitiveType;
+}
+
+/** `case(c1:r1, c2:r2, ...)`: the first true condition's result, null when none is true. */
+export interface BoundCase extends Typed {
+  readonly kind: 'case';
+  readonly branches: readonly { readonly condition: BoundExpr; readonly result: BoundExpr }[];
+}
+
+/** `Nav/any(v: p)`, `Nav/any()`, `Nav/all(v: p)` over the child rows of a navigation collection. */
+export interface BoundLambda extends Typed {
+  readonly kind: 'lambda';
+  readonly type: 'Edm.Boolean';
+  readonly operator: 'any' | 'all';
+  readonly navigation: NavigationProperty;
+  /** The rows the navigation starts from. */
+  readonly source: PropertySource;
+  /** The range variable, bound to each child row while `predicate` is evaluated. */
+  readonly variable: string;
+  readonly predicate?: BoundExpr;
+}
+
+/** `Nav/$count` or `Nav/$count($filter=p)`: the number of child rows (matching `filter`, evaluated per child as `variable`). */
+export interface BoundCount extends Typed {
+  readonly kind: 'count';
+  readonly type: 'Edm.Int32';
+  readonly navigation: NavigationProperty;
+  readonly source: PropertySource;
+  readonly variable: string;
+  readonly filter?: BoundExpr;
+}
+
+export type BoundExpr =
+  | BoundLiteral
+  | BoundProperty
+  | BoundConvert
+  | BoundComparison
+  | BoundLogical
+  | BoundNot
+  | BoundArithmetic
+  | BoundNegate
+  | BoundIn
+  | BoundCall
+  | BoundCast
+  | BoundIsOf
+  | BoundCase
+  | BoundLambda
+  | BoundCount;
+
+export type BoundExprKind = BoundExpr['kind'];
+
+export interface BoundOrderBy {
+  readonly expr: BoundExpr;
+  readonly direction: 'asc' | 'desc';
+  /** True for the key properties the engine appends so that every order is total (SEMANTICS.md). */
+  readonly tieBreak: boolean;
+}
+
+/** A query bound to an entity type, ready for any backend. */
+export interface BoundQuery {
+  readonly entityType: EntityType;
+  /** A Boolean expression; absent means every row. */
+  readonly filter?: BoundExpr;
+  /** The requested order followed by the key properties not already in it (ascending). Never empty. */
+  readonly orderBy: readonly BoundOrderBy[];
+  /** The properties to return, in entity-type order; `$select=*` or no `$select` gives every readable property. */
+  readonly select: readonly Property[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count: boolean;
+}

@@ -1,0 +1,311 @@
+// The validator: type-checking across operators and functions, resolution of names and lambdas,
+// the $orderby tie-break, $select, limits, and errors with code, option and position.
+import { describe, expect, it } from 'vitest';
+import {
+  isODataError,
+  parseQuery,
+  validateQuery,
+  type BoundExpr,
+  type ErrorCode,
+  type QueryLimits,
+} from '../../src/index.js';
+import { Item } from './fixtures.js';
+
+function bindFilter(filter: string, limits?: QueryLimits): BoundExpr {
+  return validateQuery(parseQuery(`$filter=${encodeURIComponent(filter)}`), Item, limits).filter!;
+}
+
+function errorOf(run: () => unknown): {
+  code: ErrorCode;
+  target: string | undefined;
+  position: number | undefined;
+  message: string;
+} {
+  try {
+    run();
+  } catch (error) {
+    if (isODataError(error))
+      return { code: error.code, target: error.target, position: error.position, message: error.message };
+    throw error;
+  }
+  throw new Error('expected an ODataError');
+}
+
+type Case = readonly [filter: string, expected: 'ok' | readonly [ErrorCode, number]];
+
+// Each invalid case names the code and the position the error must point at.
+const typeCases: readonly Case[] = [
+  // comparisons and promotion
+  ["Name eq 'a'", 'ok'],
+  ['Name eq null', 'ok'],
+  ['null eq Name', 'ok'],
+  ['Count32 eq 1', 'ok'],
+  ['Count32 eq Count64', 'ok'],
+  ['Count64 lt 3000000000', 'ok'],
+  ['Price gt 1', 'ok'],
+  ['Price ge 1.50', 'ok'],
+  ['Price lt Ratio', 'ok'],
+  ['Ratio le 1e3', 'ok'],
+  ['Active eq true', 'ok'],
+  ['Active gt false', 'ok'],
+  ['Due eq 2024-05-01', 'ok'],
+  ['Due lt Created', 'ok'],
+  ['Created ge 2024-05-01T00:00:00Z', 'ok'],
+  ['Created ge 2024-05-01', 'ok'],
+  ['At gt 08:30:00', 'ok'],
+  ["Span eq duration'P1D'", 'ok'],
+  ["Span eq 'P1DT2H'", 'ok'],
+  ['Guid eq 01234567-89ab-cdef-0123-456789abcdef', 'ok'],
+  ["Blob eq binary'Zm9v'", 'ok'],
+  ["Active eq 'yes'", ['TypeMismatch', 7]],
+  ['Name eq 1', ['TypeMismatch', 5]],
+  ['Due eq 08:30:00', ['TypeMismatch', 4]],
+  ["Span eq 'soon'", ['TypeMismatch', 5]],
+  ["Blob gt binary'Zm9v'", ['TypeMismatch', 5]],
+  ['Guid eq 1', ['TypeMismatch', 5]],
+  // logic
+  ['Active and Flag', 'ok'],
+  ['not Active', 'ok'],
+  ['Active or null', 'ok'],
+  ['Name and Active', ['TypeMismatch', 0]],
+  ['not Count32', ['TypeMismatch', 4]],
+  // arithmetic
+  ['Count32 add 1 gt 2', 'ok'],
+  ['Price mul 2 eq 5.10', 'ok'],
+  ['Count32 div 2 eq 1', 'ok'],
+  ['Count32 divby 2 eq 0.5', 'ok'],
+  ['Count64 mod 5 eq 0', 'ok'],
+  ['-Price lt 0', 'ok'],
+  ["Created add duration'PT1H' gt now()", 'ok'],
+  ["Created sub Created eq duration'PT0S'", 'ok'],
+  ["Span add Span gt duration'P1D'", 'ok'],
+  ['Due sub Due eq Span', 'ok'],
+  ["Name add 1 eq 'a'", ['TypeMismatch', 5]],
+  ['-Name eq Name', ['TypeMismatch', 0]],
+  ["Due add duration'P1D' eq Due", ['TypeMismatch', 4]],
+  ['Active mul 2 eq 2', ['TypeMismatch', 7]],
+  // in
+  ["Name in ('a','b')", 'ok'],
+  ['Count32 in (1, 2, 3000000000)', 'ok'],
+  ["Name in ('a', null)", 'ok'],
+  ['Price in (Count32, 1.5)', 'ok'],
+  ["Name in ('a', 1)", ['TypeMismatch', 14]],
+  ['Name in Name', ['TypeMismatch', 8]],
+  // has
+  ["Name has Sales.Pattern'Yellow'", ['TypeMismatch', 9]],
+  // string functions
+  ["contains(Name,'x')", 'ok'],
+  ["startswith(Notes,'x') and endswith(Name,'y')", 'ok'],
+  ["indexof(Name,'x') eq 0", 'ok'],
+  ['length(Name) gt 3', 'ok'],
+  ["substring(Name,1) eq 'a'", 'ok'],
+  ["substring(Name,1,2) eq 'a'", 'ok'],
+  ['tolower(Name) eq toupper(Notes)', 'ok'],
+  ["trim(concat(Name,Notes)) eq 'a'", 'ok'],
+  ["matchesPattern(Name,'^A.*e$')", 'ok'],
+  ['contains(Name)', ['WrongArgumentCount', 0]],
+  ["contains(Count32,'1')", ['TypeMismatch', 9]],
+  ["substring(Name,'1') eq 'a'", ['TypeMismatch', 15]],
+  ["substring(Name,-1) eq 'a'", ['InvalidLiteral', 15]],
+  ["matchesPattern(Name,'(')", ['InvalidLiteral', 20]],
+  ['length(Name)', ['NotBoolean', 0]],
+  // date and time functions
+  ['year(Due) eq 2024 and month(Created) eq 5 and day(Created) eq 1', 'ok'],
+  ['hour(Created) eq 8 and minute(At) eq 30 and second(At) eq 0', 'ok'],
+  ['fractionalseconds(Created) lt 0.5', 'ok'],
+  ['date(Created) eq Due and time(Created) lt At', 'ok'],
+  ['totaloffsetminutes(Created) eq 0 and totalseconds(Span) gt 60', 'ok'],
+  ['Created lt now() and Created gt mindatetime() and Created lt maxdatetime()', 'ok'],
+  ['year(Name) eq 2024', ['TypeMismatch', 5]],
+  ['hour(Due) eq 1', ['TypeMismatch', 5]],
+  ['now(Created) eq Created', ['WrongArgumentCount', 0]],
+  // arithmetic functions
+  ['round(Price) eq 2 and floor(Ratio) eq 1 and ceiling(Count32) eq 3', 'ok'],
+  ['round(Name) eq 1', ['TypeMismatch', 6]],
+  // type functions
+  ["cast(Count32,Edm.String) eq '1'", 'ok'],
+  ['cast(Name,Edm.Int32) eq 1', 'ok'],
+  ['cast(Due,Edm.DateTimeOffset) eq Created', 'ok'],
+  ['isof(Count32,Edm.Int32)', 'ok'],
+  ['cast(Active,Edm.Date) eq Due', ['TypeMismatch', 0]],
+  ['cast(Count32,Edm.Strin) eq 1', ['UnknownType', 13]],
+  ['isof(Model.Customer)', ['NotImplemented', 0]],
+  ["case(Count32 gt 5:'high',true:'low') eq 'high'", 'ok'],
+  ["case(Count32:'high') eq 'high'", ['TypeMismatch', 5]],
+  ["case(Active:'a',true:1) eq 'a'", ['TypeMismatch', 21]],
+  // lambdas and counts
+  ['Lines/any(l: l/Qty gt 1 and l/Part eq $it/Name)', 'ok'],
+  ['Lines/all(l: l/Qty gt 0)', 'ok'],
+  ['Lines/any()', 'ok'],
+  ['Lines/$count gt 2', 'ok'],
+  ['Lines/$count($filter=Qty gt 1) gt 2', 'ok'],
+  ['Lines/any(l: l/Qty)', ['TypeMismatch', 13]],
+  ['Lines/any(l: l/Nope eq 1)', ['UnknownProperty', 15]],
+  ['Lines eq 1', ['TypeMismatch', 0]],
+  ['Name/any(x: true)', ['TypeMismatch', 5]],
+  ['Lines/Qty eq 1', ['TypeMismatch', 6]],
+  // names
+  ["Nam eq 'a'", ['UnknownProperty', 0]],
+  ['Secret eq null', ['NotQueryable', 0]],
+  ['$it eq 1', ['TypeMismatch', 0]],
+  ['$root/Items eq 1', ['NotImplemented', 0]],
+  ["Model.Vip/Name eq 'a'", ['UnknownType', 0]],
+  ['Lines(1)/Qty eq 1', ['NotImplemented', 5]],
+  ["Price/@Measures.Currency eq 'EUR'", ['NotImplemented', 6]],
+  ['geo.distance(Name,Name) lt 1', ['NotImplemented', 0]],
+  ['Count32 eq {"a":1}', ['TypeMismatch', 11]],
+];
+
+describe('type checking', () => {
+  it('has at least 60 cases', () => expect(typeCases.length).toBeGreaterThanOrEqual(60));
+
+  it.each(typeCases)('%s → %j', (filter, expected) => {
+    if (expected === 'ok') {
+      const bound = bindFilter(filter);
+      expect(['Edm.Boolean', 'null']).toContain(bound.type);
+      return;
+    }
+    const error = errorOf(() => bindFilter(filter));
+    expect([error.code, error.position]).toEqual(expected);
+    expect(error.target).toBe('$filter');
+    expect(error.message).toContain(`at position ${expected[1]} of $filter`);
+  });
+});
+
+describe('binding', () => {
+  it('promotes explicitly: literals are retyped, other operands converted', () => {
+    expect(bindFilter('Price gt 1')).toMatchObject({
+      kind: 'comparison',
+      left: { kind: 'property', type: 'Edm.Decimal' },
+      right: { kind: 'literal', type: 'Edm.Decimal', value: { type: 'Edm.Decimal', value: '1' } },
+    });
+    expect(bindFilter('Price lt Ratio')).toMatchObject({
+      left: { kind: 'convert', type: 'Edm.Double', operand: { kind: 'property', type: 'Edm.Decimal' } },
+      right: { kind: 'property', type: 'Edm.Double' },
+    });
+    expect(bindFilter('Created ge 2024-05-01')).toMatchObject({
+      right: { kind: 'literal', type: 'Edm.DateTimeOffset', value: { epochMilliseconds: Date.UTC(2024, 4, 1) } },
+    });
+    expect(bindFilter('Count32 divby 2 eq 0.5')).toMatchObject({ left: { kind: 'arithmetic', type: 'Edm.Decimal' } });
+  });
+
+  it('resolves lambda variables, $it and $count filters to their sources', () => {
+    const bound = bindFilter('Lines/any(l: l/Part eq $it/Name)');
+    expect(bound).toMatchObject({
+      kind: 'lambda',
+      operator: 'any',
+      variable: 'l',
+      navigation: { name: 'Lines' },
+      source: { kind: 'root' },
+      predicate: { left: { source: { kind: 'variable', name: 'l' } }, right: { source: { kind: 'root' } } },
+    });
+    const count = bindFilter('Lines/$count($filter=Qty gt 1) gt 2');
+    expect(count).toMatchObject({ left: { kind: 'count', filter: { left: { source: { kind: 'variable' } } } } });
+  });
+
+  it('suggests the nearest property name', () => {
+    expect(errorOf(() => bindFilter("Nam eq 'a'")).message).toBe(
+      "Unknown property 'Nam' on Item at position 0 of $filter; did you mean 'Name'?",
+    );
+    expect(errorOf(() => bindFilter("Active eq 'yes'")).message).toBe(
+      'Cannot compare Edm.Boolean with Edm.String at position 7 of $filter',
+    );
+  });
+
+  it('binds alias values and reports their errors against the alias', () => {
+    const bound = validateQuery(parseQuery('$filter=Price gt @p&@p=1.5'), Item).filter!;
+    expect(bound).toMatchObject({ right: { kind: 'literal', type: 'Edm.Decimal' } });
+    const error = errorOf(() => validateQuery(parseQuery("$filter=Price gt @p&@p=Nam eq 'a'"), Item));
+    expect([error.code, error.target, error.position]).toEqual(['UnknownProperty', '@p', 0]);
+  });
+
+  it('binds a 10,000-term or chain without exhausting the stack', () => {
+    const filter = Array.from({ length: 10_000 }, (_, i) => `Count32 eq ${i}`).join(' or ');
+    expect(validateQuery(parseQuery(`$filter=${filter}`), Item, { maxQueryLength: 1_000_000 }).filter?.kind).toBe(
+      'logical',
+    );
+  });
+});
+
+describe('$orderby, $select, $top, limits', () => {
+  it('appends the key as a tie-break unless it is already ordered', () => {
+    const bound = validateQuery(parseQuery('$orderby=Price desc,Name'), Item);
+    expect(
+      bound.orderBy.map((o) => [
+        o.expr.kind === 'property' ? o.expr.property.name : o.expr.kind,
+        o.direction,
+        o.tieBreak,
+      ]),
+    ).toEqual([
+      ['Price', 'desc', false],
+      ['Name', 'asc', false],
+      ['Id', 'asc', true],
+    ]);
+    expect(validateQuery(parseQuery('$orderby=Id desc'), Item).orderBy).toHaveLength(1);
+    expect(validateQuery(parseQuery(''), Item).orderBy.map((o) => o.tieBreak)).toEqual([true]);
+  });
+
+  it('rejects unordered $orderby items', () => {
+    expect(errorOf(() => validateQuery(parseQuery('$orderby=Blob'), Item))).toMatchObject({
+      code: 'NotSortable',
+      target: '$orderby',
+      position: 0,
+    });
+    expect(errorOf(() => validateQuery(parseQuery('$orderby=Name,Lines'), Item))).toMatchObject({
+      code: 'TypeMismatch',
+      position: 5,
+    });
+  });
+
+  it('selects properties in entity-type order, all readable ones for * or no $select', () => {
+    expect(validateQuery(parseQuery('$select=Price,Name'), Item).select.map((p) => p.name)).toEqual(['Name', 'Price']);
+    const all = validateQuery(parseQuery(''), Item).select.map((p) => p.name);
+    expect(all).not.toContain('Secret');
+    expect(validateQuery(parseQuery('$select=*'), Item).select.map((p) => p.name)).toEqual(all);
+    expect(errorOf(() => validateQuery(parseQuery('$select=Name,Nmae'), Item))).toMatchObject({
+      code: 'UnknownProperty',
+      target: '$select',
+      position: 5,
+    });
+    expect(errorOf(() => validateQuery(parseQuery('$select=Secret'), Item))).toMatchObject({ code: 'NotQueryable' });
+    expect(errorOf(() => validateQuery(parseQuery('$select=Lines'), Item))).toMatchObject({ code: 'TypeMismatch' });
+  });
+
+  it('enforces the limits as LimitExceeded', () => {
+    const limits: QueryLimits = {
+      maxTop: 50,
+      maxInItems: 3,
+      maxDepth: 5,
+      maxSelect: 2,
+      maxOrderBy: 1,
+      maxQueryLength: 100,
+    };
+    const cases: [string, string][] = [
+      ['$top=51', '$top'],
+      ['$filter=Count32 in (1,2,3,4)', '$filter'],
+      ['$filter=not not not not not not Active', '$filter'],
+      ['$select=Id,Name,Price', '$select'],
+      ['$orderby=Id,Name', '$orderby'],
+      [`$filter=Name eq '${'x'.repeat(200)}'`, undefined as unknown as string],
+    ];
+    for (const [query, target] of cases) {
+      const error = errorOf(() => validateQuery(parseQuery(query), Item, limits));
+      expect([query, error.code, error.target]).toEqual([query, 'LimitExceeded', target]);
+    }
+    expect(validateQuery(parseQuery('$top=50'), Item, limits).top).toBe(50);
+  });
+
+  it('reports problems of several options together', () => {
+    try {
+      validateQuery(parseQuery("$filter=Nam eq 'a'&$orderby=Blob&$select=Nope"), Item);
+      expect.fail('should throw');
+    } catch (error) {
+      if (!isODataError(error)) throw error;
+      expect(error.code).toBe('UnknownProperty');
+      expect(error.details.map((d) => [d.code, d.target])).toEqual([
+        ['NotSortable', '$orderby'],
+        ['UnknownProperty', '$select'],
+      ]);
+    }
+  });
+});
