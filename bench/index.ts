@@ -9,7 +9,7 @@ interface BenchFile {
 /** Benchmark files, run in this order. Add new ones here (for example validate.bench.ts). */
 const benchFiles: readonly BenchFile[] = [
   { name: 'parse', load: () => import('./parse.bench.js') },
-  // { name: 'validate', load: () => import('./validate.bench.js') },
+  { name: 'validate', load: () => import('./validate.bench.js') },
 ];
 
 const wanted = process.argv.slice(2);

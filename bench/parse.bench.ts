@@ -11,7 +11,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench, type Task } from 'tinybench';
 
 import { corpus, orChain, type CorpusClass } from './corpus.js';
-import { describeMachine, errorText, formatInt, formatSig, markdownTable } from './util.js';
+import {
+  describeMachine,
+  errorText,
+  formatInt,
+  formatSig,
+  markdownTable,
+  meanLatencyMs,
+  relativeMargin,
+} from './util.js';
 
 // ── Parsers under test ──────────────────────────────────────────────────────
 
@@ -48,7 +56,9 @@ async function timedImport<M>(load: () => Promise<M>): Promise<{ module: M; ms: 
 
 /** Imports the three parsers (timed, since module load is part of a parser's cold start). */
 async function loadParsers(): Promise<{ ours: LoadedParser; peers: LoadedParser[] }> {
-  const oursModule = await timedImport(() => import('../dist/index.js'));
+  const oursModule = await timedImport(
+    () => import('../dist/index.js' as string) as Promise<typeof import('../src/index.js')>,
+  );
   const { parseFilter } = oursModule.module;
   const v4Module = await timedImport(() => import('odata-v4-parser'));
   const v4Filter = v4Module.module.filter;
@@ -136,18 +146,6 @@ function verifyCorpus(classes: readonly CorpusClass[]): { classes: CorpusClass[]
 // ── Throughput per class ────────────────────────────────────────────────────
 
 const classBenchOptions = { time: 750, warmupTime: 250, warmupIterations: 16, throws: true } as const;
-
-function meanLatencyMs(task: Task): number {
-  const result = task.result;
-  if (result.state === 'errored') throw result.error;
-  if (result.state !== 'completed') throw new Error(`Task ${task.name} did not complete (state ${result.state})`);
-  return result.latency.mean;
-}
-
-function relativeMargin(task: Task): number {
-  const result = task.result;
-  return result.state === 'completed' ? result.latency.rme : Number.NaN;
-}
 
 interface ClassRow {
   readonly cls: CorpusClass;

@@ -1,3 +1,4 @@
+import type { Task } from 'tinybench';
 // Small helpers shared by the benchmark files: machine description, number formatting, tables.
 import os from 'node:os';
 
@@ -61,4 +62,17 @@ export function errorText(error: unknown, max = 160): string {
     error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** Mean time of one iteration of a completed tinybench task, in ms. */
+export function meanLatencyMs(task: Task): number {
+  const result = task.result;
+  if (result.state === 'errored') throw result.error;
+  if (result.state !== 'completed') throw new Error(`Task ${task.name} did not complete (state ${result.state})`);
+  return result.latency.mean;
+}
+
+export function relativeMargin(task: Task): number {
+  const result = task.result;
+  return result.state === 'completed' ? result.latency.rme : Number.NaN;
 }
