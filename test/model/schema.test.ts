@@ -1,0 +1,170 @@
+// defineEntityType checks a definition once (keys, facets, names); defineModel collects the types reachable by navigation.
+import { describe, expect, it } from 'vitest';
+import { defineEntityType, defineModel, SchemaError, type EntityType } from '../../src/model/schema.js';
+
+const order = (): EntityType =>
+  defineEntityType({
+    name: 'Order',
+    key: ['OrderID'],
+    properties: { OrderID: { type: 'Edm.String', maxLength: 20 }, Total: { type: 'Edm.Decimal', scale: 2 } },
+  });
+
+describe('defineEntityType', () => {
+  it('rejects a type without a key', () => {
+    expect(() =>
+      defineEntityType({ name: 'NoKey', key: [], properties: { Name: { type: 'Edm.String' } } }),
+    ).toThrowError(new SchemaError('NoKey has no key'));
+  });
+
+  it('rejects a key that names no property', () => {
+    expect(() =>
+      defineEntityType({ name: 'Order', key: ['OrderID'], properties: { Number: { type: 'Edm.String' } } }),
+    ).toThrowError(new SchemaError('Key OrderID is not a property of Order'));
+  });
+
+  it('rejects a nullable key', () => {
+    expect(() =>
+      defineEntityType({
+        name: 'Order',
+        key: ['OrderID'],
+        properties: { OrderID: { type: 'Edm.String', nullable: true } },
+      }),
+    ).toThrowError(new SchemaError('Key property Order.OrderID cannot be nullable'));
+  });
+
+  it('makes key properties non-nullable and others nullable by default', () => {
+    const type = order();
+    expect(type.key.map((property) => [property.name, property.nullable, property.isKey])).toEqual([
+      ['OrderID', false, true],
+    ]);
+    expect(type.properties.get('Total')).toMatchObject({ nullable: true, isKey: false });
+  });
+
+  it('rejects maxLength on a number', () => {
+    expect(() =>
+      defineEntityType({
+        name: 'Order',
+        key: ['OrderID'],
+        properties: { OrderID: { type: 'Edm.Int32' }, Quantity: { type: 'Edm.Int32', maxLength: 10 } },
+      }),
+    ).toThrowError(new SchemaError('Order.Quantity: maxLength applies to strings and binaries, not Edm.Int32'));
+  });
+
+  it('rejects precision or scale on a type other than Decimal', () => {
+    expect(() =>
+      defineEntityType({
+        name: 'Order',
+        key: ['OrderID'],
+        properties: { OrderID: { type: 'Edm.Int32' }, Ratio: { type: 'Edm.Double', scale: 2 } },
+      }),
+    ).toThrowError(SchemaError);
+  });
+
+  it('rejects a property name that is not an OData identifier', () => {
+    expect(() =>
+      defineEntityType({
+        name: 'Order',
+        key: ['OrderID'],
+        properties: { OrderID: { type: 'Edm.Int32' }, 'Unit Price': { type: 'Edm.Decimal' } },
+      }),
+    ).toThrowError(SchemaError);
+  });
+
+  it('rejects a navigation whose foreign key names no parent property', () => {
+    expect(() =>
+      defineEntityType({
+        name: 'Order',
+        key: ['OrderID'],
+        properties: { OrderID: { type: 'Edm.Int32' } },
+        navigation: { Lines: { target: order, foreignKey: { OrderNumber: 'OrderID' } } },
+      }),
+    ).toThrowError(SchemaError);
+  });
+
+  it('keeps properties in declaration order and freezes them', () => {
+    const type = defineEntityType({
+      name: 'Line',
+      key: ['OrderID', 'LineNumber'],
+      properties: {
+        OrderID: { type: 'Edm.String' },
+        LineNumber: { type: 'Edm.Int32' },
+        Note: { type: 'Edm.String' },
+      },
+    });
+    expect([...type.properties.keys()]).toEqual(['OrderID', 'LineNumber', 'Note']);
+    expect(type.key.map((property) => property.name)).toEqual(['OrderID', 'LineNumber']);
+    expect(Object.isFrozen(type)).toBe(true);
+    expect(Object.isFrozen(type.properties.get('Note'))).toBe(true);
+  });
+});
+
+describe('defineModel', () => {
+  // Header → Line (by set), Line → Note (reachable only by navigation), Header → Comment (contained).
+  const Note: EntityType = defineEntityType({
+    name: 'Note',
+    key: ['NoteID'],
+    properties: { NoteID: { type: 'Edm.Int32' }, LineID: { type: 'Edm.Int32' } },
+  });
+  const Line: EntityType = defineEntityType({
+    name: 'Line',
+    key: ['LineID'],
+    properties: { LineID: { type: 'Edm.Int32' }, HeaderID: { type: 'Edm.Int32' } },
+    navigation: { Notes: { target: () => Note, foreignKey: { LineID: 'LineID' } } },
+  });
+  const Comment: EntityType = defineEntityType({
+    name: 'Comment',
+    key: ['CommentID'],
+    properties: { CommentID: { type: 'Edm.Int32' }, HeaderID: { type: 'Edm.Int32' } },
+  });
+  const Header: EntityType = defineEntityType({
+    name: 'Header',
+    key: ['HeaderID'],
+    properties: { HeaderID: { type: 'Edm.Int32' } },
+    navigation: {
+      Lines: { target: () => Line, foreignKey: { HeaderID: 'HeaderID' } },
+      Comments: { target: () => Comment, foreignKey: { HeaderID: 'HeaderID' }, contained: true },
+    },
+  });
+
+  it('collects every entity type reachable from the sets through navigation, transitively', () => {
+    const model = defineModel({ namespace: 'Demo', entitySets: { Headers: Header, Lines: Line } });
+    expect([...model.entityTypes.keys()].sort()).toEqual(['Comment', 'Header', 'Line', 'Note']);
+    expect(model.entityTypes.get('Note')).toBe(Note);
+    expect([...model.entitySets.keys()]).toEqual(['Headers', 'Lines']);
+    expect(model.containerName).toBe('Container');
+    expect(model.actions).toEqual([]);
+  });
+
+  it('follows navigation cycles without looping', () => {
+    const Parent: EntityType = defineEntityType({
+      name: 'Parent',
+      key: ['ID'],
+      properties: { ID: { type: 'Edm.Int32' } },
+      navigation: { Children: { target: () => Child, foreignKey: { ID: 'ParentID' } } },
+    });
+    const Child: EntityType = defineEntityType({
+      name: 'Child',
+      key: ['ID'],
+      properties: { ID: { type: 'Edm.Int32' }, ParentID: { type: 'Edm.Int32' } },
+      navigation: { Parents: { target: () => Parent, foreignKey: { ParentID: 'ID' } } },
+    });
+    const model = defineModel({ namespace: 'Demo', entitySets: { Parents: Parent } });
+    expect([...model.entityTypes.keys()]).toEqual(['Parent', 'Child']);
+  });
+
+  it('rejects two different entity types with one name', () => {
+    expect(() => defineModel({ namespace: 'Demo', entitySets: { A: order(), B: order() } })).toThrowError(
+      new SchemaError('Two different entity types are named Order'),
+    );
+  });
+
+  it('rejects an action bound to an unknown entity set', () => {
+    expect(() =>
+      defineModel({
+        namespace: 'Demo',
+        entitySets: { Headers: Header },
+        actions: [{ name: 'Close', boundTo: 'Orders', parameters: {}, returnType: 'Edm.Boolean' }],
+      }),
+    ).toThrowError(new SchemaError('Action Close is bound to unknown entity set Orders'));
+  });
+});
