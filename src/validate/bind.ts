@@ -661,16 +661,15 @@ class Binder {
   }
 
   private unknownProperty(type: EntityType, name: string, where: Span): never {
-    const candidates = [
-      ...[...type.properties.values()].filter((p) => p.writeOnly !== true).map((p) => p.name),
-      ...type.navigation.keys(),
-    ];
+    const candidates = [...readableProperties(type).map((p) => p.name), ...type.navigation.keys()];
     const guess = suggest(name, candidates);
+    // In an expression, an unknown bare word is most often a string someone forgot to quote.
+    const quoted = this.target === '$select' ? undefined : `a string value is written in single quotes: '${name}'`;
     this.fail(
       'UnknownProperty',
       where,
       `Unknown property '${name}' on ${type.name}`,
-      guess === undefined ? undefined : `did you mean '${guess}'?`,
+      guess === undefined ? quoted : `did you mean '${guess}'?`,
     );
   }
 
