@@ -1,12 +1,26 @@
 #!/usr/bin/env node
 // The `odata-engine` command line. For now: `explain`, which shows how a query string is read.
-import { isODataError, parseQuery, printFilter, printOrderBy, printSelect, toODataErrorBody } from '../index.js';
+import {
+  isODataError,
+  parseQuery,
+  printFilter,
+  printOrderBy,
+  printSelect,
+  toODataErrorBody,
+  validateQuery,
+  type BoundExpr,
+  type BoundQuery,
+} from '../index.js';
+import { entitySetNames, plantDataModel } from './model.js';
 
 const usage = `Usage:
-  odata-engine explain '<query string>'     show how the query options are parsed
+  odata-engine explain [SET] '<query string>'   show how the query options are parsed and, given an
+                                                entity set of the service, bound to its entity type
+
+Entity sets: ${entitySetNames.join(', ')}
 
 Example:
-  odata-engine explain "\\$filter=Status eq 'Open' and Priority le 2&\\$orderby=RequestedDate desc&\\$top=10"`;
+  odata-engine explain WorkOrders "\\$filter=Status eq 'APPR' and Priority le 2&\\$orderby=RequestedDate desc&\\$top=10"`;
 
 /** JSON with bigint and binary values shown readably. */
 function toJson(value: unknown): string {
@@ -18,7 +32,34 @@ function toJson(value: unknown): string {
   );
 }
 
-function explain(query: string): number {
+/** A bound tree with names instead of schema objects: what a reader wants to see. */
+function describeBound(expr: BoundExpr): unknown {
+  return JSON.parse(
+    JSON.stringify(expr, (key, value: unknown) => {
+      if (key === 'span') return undefined;
+      if (key === 'property' || key === 'navigation') return (value as { name: string }).name;
+      return typeof value === 'bigint' ? `${value}n` : value;
+    }),
+  );
+}
+
+function describeQuery(bound: BoundQuery): unknown {
+  return {
+    entityType: bound.entityType.name,
+    filter: bound.filter === undefined ? null : describeBound(bound.filter),
+    orderBy: bound.orderBy.map((o) => ({
+      ...(describeBound(o.expr) as object),
+      direction: o.direction,
+      tieBreak: o.tieBreak,
+    })),
+    select: bound.select.map((p) => p.name),
+    top: bound.top ?? null,
+    skip: bound.skip ?? null,
+    count: bound.count,
+  };
+}
+
+function explain(query: string, setName?: string): number {
   try {
     const options = parseQuery(query);
     const canonical: string[] = [];
@@ -37,6 +78,15 @@ function explain(query: string): number {
         custom: Object.fromEntries(options.custom),
       }),
     );
+    if (setName !== undefined) {
+      const type = plantDataModel.entitySets.get(setName);
+      if (type === undefined) {
+        console.error(`Unknown entity set ${setName}; the service has ${entitySetNames.join(', ')}`);
+        return 2;
+      }
+      console.log(`\nBound to ${setName} (${type.name}):`);
+      console.log(toJson(describeQuery(validateQuery(options, type))));
+    }
     return 0;
   } catch (error) {
     if (!isODataError(error)) throw error;
@@ -49,6 +99,7 @@ function explain(query: string): number {
 function main(args: readonly string[]): number {
   const [command, ...rest] = args;
   if (command === 'explain' && rest.length === 1) return explain(rest[0]!);
+  if (command === 'explain' && rest.length === 2) return explain(rest[1]!, rest[0]!);
   console.error(usage);
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
 }
