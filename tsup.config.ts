@@ -5,6 +5,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    memory: 'src/backends/memory/index.ts',
     cli: 'src/server/cli.ts',
   },
   format: ['esm', 'cjs'],

@@ -603,6 +603,15 @@ class Binder {
             'it can be sent in a request body but not filtered, sorted or selected',
           );
         }
+        if (next !== undefined && (next.kind === 'any' || next.kind === 'all' || next.kind === 'count')) {
+          const what = next.kind === 'count' ? '$count' : `${next.kind}(...)`;
+          this.fail(
+            'TypeMismatch',
+            next.span,
+            `${segment.name} is not a collection`,
+            `${what} needs a navigation collection such as ${[...type.navigation.keys()].join(', ') || '(none on this type)'}`,
+          );
+        }
         if (next !== undefined && next.kind !== 'property') this.unsupportedSegment(next);
         if (next !== undefined) {
           this.fail(

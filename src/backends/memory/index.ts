@@ -1,0 +1,2 @@
+// odata-engine/memory: bound queries compiled to closures over JavaScript arrays.
+export { compileQuery, runQuery, type CompiledQuery, type Row, type RunResult } from './compile.js';
