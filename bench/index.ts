@@ -10,6 +10,7 @@ interface BenchFile {
 const benchFiles: readonly BenchFile[] = [
   { name: 'parse', load: () => import('./parse.bench.js') },
   { name: 'validate', load: () => import('./validate.bench.js') },
+  { name: 'memory', load: () => import('./memory.bench.js') },
 ];
 
 const wanted = process.argv.slice(2);

@@ -62,8 +62,11 @@ export function readGuid(value: unknown): string | null {
 
 /** Date: `YYYY-MM-DD` text, or a JavaScript Date (its UTC calendar day). */
 export function readDate(value: unknown): string | null {
-  if (typeof value === 'string')
+  if (typeof value === 'string') {
+    // the common case, `YYYY-MM-DD` with a four-digit year, needs no pattern test
+    if (value.length === 10 && value.charCodeAt(4) === 45 && value.charCodeAt(7) === 45) return value;
     return /^-?\d{4,}-\d{2}-\d{2}$/.test(value) ? value : value.length >= 10 ? value.slice(0, 10) : null;
+  }
   if (value instanceof Date)
     return Number.isNaN(value.getTime()) ? null : formatDate(Math.floor(value.getTime() / DAY));
   return null;
@@ -80,7 +83,9 @@ export function readInstant(value: unknown): number | null {
     return Number.isNaN(ms) ? null : ms;
   }
   if (typeof value === 'string') {
-    const hasZone = /(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(value);
+    // the common case, UTC text ending in Z, needs no pattern test
+    const last = value.charCodeAt(value.length - 1);
+    const hasZone = last === 90 || last === 122 || /[+-]\d{2}:?\d{2}$/.test(value);
     const ms = Date.parse(hasZone || !value.includes('T') ? value : `${value}Z`);
     return Number.isNaN(ms) ? null : ms;
   }
