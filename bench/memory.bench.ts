@@ -582,8 +582,8 @@ export async function run(): Promise<void> {
 
   // ── filters: compile and verify all of them first ──
   // This also means every filter is then timed with the type feedback of a process that has run all
-  // ten (our closures are shared among compiled queries, one function per node shape), not with
-  // whatever the first filter alone would leave.
+  // ten (each query's predicate is generated code of its own, but the closures it falls back to and
+  // the value readers are shared), not with whatever the first filter alone would leave.
   const notes: string[] = [];
   const prepared: PreparedFilter[] = filterCases.map((c) => {
     const compiled = compile(`$filter=${encodeURIComponent(c.filter)}`);
@@ -721,7 +721,7 @@ export async function run(): Promise<void> {
       '(what each assumes is listed below); **odata-v4-inmemory** 0.1.9 is `createFilter(text)`. Each task counts ' +
       'the matches over the whole array in a loop of its own, so the call site there stays monomorphic. All filters ' +
       'are compiled and run once before any is timed, so ours is measured with the type feedback of a process that ' +
-      'has run all ten filters (its closures are shared among compiled queries).',
+      'has run all ten filters (each predicate is generated code of its own; fallback closures and value readers are shared).',
     '',
     '## Match counts',
     '',
