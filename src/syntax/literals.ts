@@ -30,7 +30,8 @@ export function decodeNumber(text: string, position: number, ctx: LiteralContext
   if (unsigned.includes('.')) return { type: 'Edm.Decimal', value: unsigned };
   // Fast path: up to 9 digits always fits Int32.
   const digits = unsigned.startsWith('-') ? unsigned.length - 1 : unsigned.length;
-  if (digits <= 9) return { type: 'Edm.Int32', value: Number(unsigned) };
+  // `|| 0`: the literal -0 is the integer 0
+  if (digits <= 9) return { type: 'Edm.Int32', value: Number(unsigned) || 0 };
   const big = BigInt(unsigned);
   if (big >= BigInt(INT32_MIN) && big <= BigInt(INT32_MAX)) return { type: 'Edm.Int32', value: Number(big) };
   if (big >= INT64_MIN && big <= INT64_MAX) return { type: 'Edm.Int64', value: big };

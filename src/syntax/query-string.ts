@@ -264,14 +264,29 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
 function dependencyOrder(texts: ReadonlyMap<string, string>): string[] {
   const ordered: string[] = [];
   const seen = new Set<string>();
-  const visit = (name: string): void => {
-    if (seen.has(name)) return;
-    seen.add(name);
-    for (const [reference] of texts.get(name)!.matchAll(/@[A-Za-z_][A-Za-z0-9_]*/g)) {
-      if (texts.has(reference)) visit(reference);
+  // depth-first with an explicit stack: a chain of thousands of aliases must not exhaust the call stack
+  for (const start of texts.keys()) {
+    if (seen.has(start)) continue;
+    seen.add(start);
+    const stack: { name: string; references: string[] }[] = [{ name: start, references: referencesOf(texts, start) }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const next = top.references.pop();
+      if (next === undefined) {
+        ordered.push(top.name);
+        stack.pop();
+      } else if (!seen.has(next)) {
+        seen.add(next);
+        stack.push({ name: next, references: referencesOf(texts, next) });
+      }
     }
-    ordered.push(name);
-  };
-  for (const name of texts.keys()) visit(name);
+  }
   return ordered;
+}
+
+function referencesOf(texts: ReadonlyMap<string, string>, name: string): string[] {
+  return [...texts.get(name)!.matchAll(/@[A-Za-z_][A-Za-z0-9_]*/g)]
+    .map(([reference]) => reference)
+    .filter((r) => texts.has(r))
+    .reverse();
 }

@@ -44,6 +44,11 @@ export interface QueryLimits {
   readonly maxSelect?: number;
   /** Items in `$orderby` (default 32). */
   readonly maxOrderBy?: number;
+  /**
+   * Nodes of one bound expression, counting an alias's value at each use (default 20,000): aliases
+   * that use each other twice would otherwise double the tree at every level.
+   */
+  readonly maxNodes?: number;
 }
 
 export const defaultLimits: Required<QueryLimits> = Object.freeze({
@@ -53,6 +58,7 @@ export const defaultLimits: Required<QueryLimits> = Object.freeze({
   maxTop: 10_000,
   maxSelect: 200,
   maxOrderBy: 32,
+  maxNodes: 20_000,
 });
 
 const root: PropertySource = Object.freeze({ kind: 'root' });
@@ -66,6 +72,7 @@ interface Scope {
 /** Binds the expressions of one query option; throws the first problem as an ODataError. */
 class Binder {
   private depth = 0;
+  private nodes = 0;
   private scopes: Scope[] = [];
   /** What an unprefixed name refers to: the entity being filtered, or the child rows inside `$count($filter=...)`. */
   private implicit: { readonly type: EntityType; readonly source: PropertySource };
@@ -94,6 +101,13 @@ class Binder {
   bind(expr: Expr): BoundExpr {
     if (++this.depth > this.limits.maxDepth) {
       this.fail('LimitExceeded', expr.span, `Expression nesting deeper than ${this.limits.maxDepth} levels`);
+    }
+    if (++this.nodes > this.limits.maxNodes) {
+      this.fail(
+        'LimitExceeded',
+        expr.span,
+        `The expression has more than ${this.limits.maxNodes} nodes (aliases count at each use)`,
+      );
     }
     try {
       return this.bindUnlimited(expr);
@@ -164,6 +178,17 @@ class Binder {
           `Unexpected ${literal.type} literal`,
           'the model has no geo properties',
         );
+      case 'Edm.Decimal':
+        // every backend computes with exact decimals; bound their size as a database column would be
+        if (literal.value.replace(/^-/, '').length > 100) {
+          this.fail(
+            'InvalidLiteral',
+            span,
+            'Decimal literal with more than 100 digits',
+            'write a Double (with an exponent) for values of that size',
+          );
+        }
+        return { kind: 'literal', type: literal.type, nullable: false, value: literal, span };
       default:
         return { kind: 'literal', type: literal.type, nullable: false, value: literal, span };
     }
@@ -204,6 +229,15 @@ class Binder {
     while (leftmost.kind === 'binary') {
       chain.push(leftmost);
       leftmost = leftmost.left;
+    }
+    // `and`/`or` chains run as loops in every backend; other operators nest, so their chains count as depth.
+    const nested = chain.filter((node) => node.operator !== 'and' && node.operator !== 'or').length;
+    if (this.depth + nested > this.limits.maxDepth) {
+      this.fail(
+        'LimitExceeded',
+        expr.span,
+        `Expression nesting deeper than ${this.limits.maxDepth} levels (a chain of ${nested} operators)`,
+      );
     }
     let left = this.bind(leftmost);
     for (let i = chain.length - 1; i >= 0; i--) {
@@ -365,8 +399,19 @@ class Binder {
         `The 'in' list has ${right.items.length} items, more than the limit of ${this.limits.maxInItems}`,
       );
     }
-    let type: BoundType = left.type;
     const items = right.items.map((item) => this.bind(item));
+    // `'P1D' in (Span)`: the bare duration form on the left reads as a duration
+    if (left.kind === 'literal' && left.type === 'Edm.String' && items.some((i) => i.type === 'Edm.Duration')) {
+      const asDuration = this.stringToDuration(left);
+      if (asDuration === undefined)
+        this.fail('TypeMismatch', left.span, `Cannot compare Edm.String with Edm.Duration in 'in'`);
+      return this.bindInItems(expr, asDuration, items);
+    }
+    return this.bindInItems(expr, left, items);
+  }
+
+  private bindInItems(expr: InExpr, left: BoundExpr, items: BoundExpr[]): BoundExpr {
+    let type: BoundType = left.type;
     for (const item of items) {
       this.unify(left, item, () =>
         this.fail('TypeMismatch', item.span, `Cannot compare ${left.type} with ${item.type} in 'in'`),

@@ -159,7 +159,8 @@ const compareNumbers: Comparer = (a, b) => {
   const y = b as number;
   if (x < y) return -1;
   if (x > y) return 1;
-  if (x === y) return 0;
+  // loose equality on purpose: an exact Int32 product beyond 2^53 is a bigint, and 5n == 5 is true
+  if (x == y) return 0;
   // NaN equals NaN and sorts above every number, as PostgreSQL orders it
   return Number.isNaN(x) ? (Number.isNaN(y) ? 0 : 1) : -1;
 };
@@ -234,20 +235,41 @@ function decimalOf(value: Value): Decimal | null {
 class Compiler {
   /** The current row of each lambda variable, by the slot assigned at compile time. */
   readonly frame: Row[] = [];
-  private readonly slots = new Map<string, number>();
+  /** Variables in scope while compiling, innermost last: a nested lambda may reuse an outer name. */
+  private readonly scope: { readonly name: string; readonly slot: number }[] = [];
+  private slotCount = 0;
+  /** Each bound node compiles once, even where aliases share a subtree. */
+  private readonly compiled = new Map<BoundExpr, Eval>();
   /** `now()` is read once per run so that every row sees the same instant. */
   now = Date.now();
 
+  /** The slot of the innermost variable with this name. */
   private slot(variable: string): number {
-    let slot = this.slots.get(variable);
-    if (slot === undefined) {
-      slot = this.slots.size;
-      this.slots.set(variable, slot);
+    for (let i = this.scope.length - 1; i >= 0; i--) if (this.scope[i]!.name === variable) return this.scope[i]!.slot;
+    throw new Error(`Unbound range variable ${variable}`);
+  }
+
+  /** Compiles `body` with `variable` bound to a new slot. */
+  private withVariable<T>(variable: string, body: (slot: number) => T): T {
+    const slot = this.slotCount++;
+    this.scope.push({ name: variable, slot });
+    try {
+      return body(slot);
+    } finally {
+      this.scope.pop();
     }
-    return slot;
   }
 
   compile(expr: BoundExpr): Eval {
+    let compiled = this.compiled.get(expr);
+    if (compiled === undefined) {
+      compiled = this.compileNode(expr);
+      this.compiled.set(expr, compiled);
+    }
+    return compiled;
+  }
+
+  private compileNode(expr: BoundExpr): Eval {
     switch (expr.kind) {
       case 'literal': {
         const value = literalValue(expr.value);
@@ -338,7 +360,8 @@ class Compiler {
     const type = typeOf(expr.left.type, expr.right.type);
     const operator = expr.operator;
     // null eq null: both sides untyped null
-    if (type === undefined) return () => operator === 'eq' || operator === 'le' || operator === 'ge';
+    // `null eq null` is true, `null ne null` false; ordering against null is always false
+    if (type === undefined) return () => operator === 'eq';
     const cmp = comparer(type);
     const { left, right } = expr;
     // Fast path: a root property compared with a literal (the shape of most filters).
@@ -395,6 +418,9 @@ class Compiler {
       (property.type === 'Edm.Decimal' && typeof c === 'number');
     if (numeric && typeof c === 'number' && !Number.isNaN(c)) {
       // numbers straight from the row; anything else (numeric text, bigint, decimal text) through the reader
+      // NaN (and for decimals Infinity) leaves the fast path, so every path orders them as the comparer does
+      const decimal = property.type === 'Edm.Decimal';
+      const fast = (v: unknown): v is number => typeof v === 'number' && (decimal ? v - v === 0 : v === v);
       const slow = (value: unknown): number => {
         const v = read(value);
         return v === null ? Number.NaN : cmp(v, c);
@@ -403,32 +429,32 @@ class Compiler {
         case 'eq':
           return (row) => {
             const v = row[name];
-            return typeof v === 'number' ? v === c : slow(v) === 0;
+            return fast(v) ? v === c : slow(v) === 0;
           };
         case 'ne':
           return (row) => {
             const v = row[name];
-            return typeof v === 'number' ? v !== c : v === null || v === undefined || slow(v) !== 0;
+            return fast(v) ? v !== c : slow(v) !== 0;
           };
         case 'gt':
           return (row) => {
             const v = row[name];
-            return typeof v === 'number' ? v > c : slow(v) > 0;
+            return fast(v) ? v > c : slow(v) > 0;
           };
         case 'ge':
           return (row) => {
             const v = row[name];
-            return typeof v === 'number' ? v >= c : slow(v) >= 0;
+            return fast(v) ? v >= c : slow(v) >= 0;
           };
         case 'lt':
           return (row) => {
             const v = row[name];
-            return typeof v === 'number' ? v < c : slow(v) < 0;
+            return fast(v) ? v < c : slow(v) < 0;
           };
         case 'le':
           return (row) => {
             const v = row[name];
-            return typeof v === 'number' ? v <= c : slow(v) <= 0;
+            return fast(v) ? v <= c : slow(v) <= 0;
           };
       }
     }
@@ -563,7 +589,7 @@ class Compiler {
           ? binary((a, b) => (a as number) + (b as number))
           : binary((a, b) => (a as number) - (b as number));
       case 'Edm.Int32':
-        return binary((a, b) => int32Arithmetic(operator, a as number, b as number));
+        return binary((a, b) => int32Arithmetic(operator, a as number | bigint, b as number | bigint));
       case 'Edm.Int64':
         return binary((a, b) => int64Arithmetic(operator, toBig(a), toBig(b)));
       case 'Edm.Decimal':
@@ -723,9 +749,11 @@ class Compiler {
   private lambda(expr: Extract<BoundExpr, { kind: 'lambda' }>): Eval {
     const source = this.rowOf(expr.source.kind === 'root' ? undefined : expr.source.name);
     const name = expr.navigation.name;
-    const slot = this.slot(expr.variable);
     const frame = this.frame;
-    const predicate = expr.predicate === undefined ? undefined : this.compile(expr.predicate);
+    const [slot, predicate] = this.withVariable(
+      expr.variable,
+      (slot) => [slot, expr.predicate === undefined ? undefined : this.compile(expr.predicate)] as const,
+    );
     const any = expr.operator === 'any';
     return (row) => {
       const children = source(row)?.[name];
@@ -743,9 +771,11 @@ class Compiler {
   private count(expr: Extract<BoundExpr, { kind: 'count' }>): Eval {
     const source = this.rowOf(expr.source.kind === 'root' ? undefined : expr.source.name);
     const name = expr.navigation.name;
-    const slot = this.slot(expr.variable);
     const frame = this.frame;
-    const filter = expr.filter === undefined ? undefined : this.compile(expr.filter);
+    const [slot, filter] = this.withVariable(
+      expr.variable,
+      (slot) => [slot, expr.filter === undefined ? undefined : this.compile(expr.filter)] as const,
+    );
     return (row) => {
       const children = source(row)?.[name];
       if (!Array.isArray(children)) return 0;
@@ -773,7 +803,9 @@ function orderTest(operator: 'gt' | 'ge' | 'lt' | 'le'): (c: number) => boolean 
   }
 }
 
-function int32Arithmetic(operator: string, a: number, b: number): number | bigint | null {
+function int32Arithmetic(operator: string, a: number | bigint, b: number | bigint): number | bigint | null {
+  // a product beyond 2^53 is carried as a bigint; anything combined with one continues in bigints
+  if (typeof a === 'bigint' || typeof b === 'bigint') return int64Arithmetic(operator, toBig(a), toBig(b));
   switch (operator) {
     case 'add':
       return a + b;
@@ -849,6 +881,37 @@ function doubleArithmetic(operator: string, a: number, b: number): number | null
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
+
+/** `HH:MM:SS[.fff]` of milliseconds since midnight, the TimeOfDay literal form. */
+function formatTimeOfDay(ms: number): string {
+  const text = `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${pad(Math.floor(ms / 1000) % 60)}`;
+  return ms % 1000 === 0 ? text : `${text}.${pad(ms % 1000, 3)}`;
+}
+
+/** ISO 8601 day-time duration of milliseconds, as a Duration literal writes it: `P1DT2H`, `-PT0.5S`, `PT0S`. */
+function formatDuration(ms: number): string {
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(ms);
+  const days = Math.floor(rest / DAY);
+  rest -= days * DAY;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = rest / 1000;
+  const time = `${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}${seconds ? `${seconds}S` : ''}`;
+  if (days === 0 && time === '') return 'PT0S';
+  return `${sign}P${days ? `${days}D` : ''}${time ? `T${time}` : ''}`;
+}
+
+/** A Double as its OData literal text: INF, -INF, NaN, else JavaScript's shortest form without '+'. */
+function formatDouble(value: number): string {
+  if (value === Infinity) return 'INF';
+  if (value === -Infinity) return '-INF';
+  return String(value).replace('e+', 'e');
+}
+
 /** cast() between primitive types (SEMANTICS.md); a value that cannot be represented is null. */
 function castValue(value: NonNullable<Value>, from: BoundType, to: EdmPrimitiveType): Value {
   if (to === 'Edm.String') {
@@ -859,6 +922,12 @@ function castValue(value: NonNullable<Value>, from: BoundType, to: EdmPrimitiveT
         return new Date(value as number).toISOString();
       case 'Edm.Int64':
         return (value as bigint | number).toString();
+      case 'Edm.TimeOfDay':
+        return formatTimeOfDay(value as number);
+      case 'Edm.Duration':
+        return formatDuration(value as number);
+      case 'Edm.Double':
+        return formatDouble(value as number);
       default:
         return String(value);
     }
@@ -993,6 +1062,27 @@ class BoundedHeap<R> {
 }
 
 /**
+ * Whether an expression's value is always true or false, never null, whatever the data: comparisons,
+ * `in`, lambdas and `isof` by construction, and logic over them. (A Boolean function of non-nullable
+ * properties can still be null: a row may lack the value, or a pattern from the data may not compile.)
+ */
+function twoValued(expr: BoundExpr): boolean {
+  switch (expr.kind) {
+    case 'comparison':
+    case 'in':
+    case 'lambda':
+    case 'isof':
+      return true;
+    case 'not':
+      return twoValued(expr.operand);
+    case 'logical':
+      return twoValued(expr.left) && twoValued(expr.right);
+    default:
+      return false;
+  }
+}
+
+/**
  * Generates the filter as JavaScript source, so that each compiled query has its own code and
  * the property reads of its common shapes are monomorphic named loads (`row.Status === c0`), as in
  * a hand-written predicate. Closures shared by every query made those reads megamorphic once a
@@ -1033,14 +1123,14 @@ class PredicateGenerator {
           if (node.kind === 'logical' && node.operator === expr.operator) stack.push(node.right, node.left);
           else operands.push(node);
         }
-        // Two-valued operands (comparisons never yield null) join with plain && and ||.
-        if (operands.every((o) => !o.nullable)) {
+        // Operands that never yield null (comparisons, in, lambdas) join with plain && and ||.
+        if (operands.every(twoValued)) {
           return `(${operands.map((o) => this.generate(o)).join(expr.operator === 'and' ? ' && ' : ' || ')})`;
         }
         return this.closure(expr);
       }
       case 'not':
-        return expr.operand.nullable ? this.closure(expr) : `!${this.generate(expr.operand)}`;
+        return twoValued(expr.operand) ? `!${this.generate(expr.operand)}` : this.closure(expr);
       case 'in':
         return this.in(expr) ?? this.closure(expr);
       case 'call':
@@ -1087,8 +1177,11 @@ class PredicateGenerator {
         return operator === 'eq' || operator === 'ne' ? `(${row} ${js} ${k})` : undefined;
       case 'Edm.Int32':
       case 'Edm.Double':
+        // NaN takes the slow path, which orders it as the comparer does (above every number)
+        return typeof c === 'number' && !Number.isNaN(c) ? numeric('typeof v === "number" && v === v') : undefined;
       case 'Edm.Decimal':
-        return typeof c === 'number' && !Number.isNaN(c) ? numeric('typeof v === "number"') : undefined;
+        // a Decimal is finite: NaN and Infinity take the reader's way (null)
+        return typeof c === 'number' && !Number.isNaN(c) ? numeric('typeof v === "number" && v - v === 0') : undefined;
       case 'Edm.Date':
         return typeof c === 'string' && c.length === 10 && c[0] !== '-'
           ? numeric('typeof v === "string" && v.length === 10 && v.charCodeAt(4) === 45')
@@ -1138,7 +1231,9 @@ class PredicateGenerator {
         ? `1e-15 * Math.abs(p) + 5e-16 * Math.abs(${k}) + 1e-300`
         : `1e-15 * (Math.abs(a) + Math.abs(b)) + 5e-16 * Math.abs(${k}) + 1e-300`;
     const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[expr.operator];
-    return `(a = ${a}, b = ${b}, typeof a === "number" && typeof b === "number" && (p = a ${op} b, d = p - ${k}, Math.abs(d) > ${margin}) ? ${decided} : ${exact}(row))`;
+    // subnormal operands carry far more than 2^-53 relative error: those go the exact way
+    const normal = (x: string): string => `(${x} === 0 || (${x} > 1e-300 || ${x} < -1e-300))`;
+    return `(a = ${a}, b = ${b}, typeof a === "number" && typeof b === "number" && ${normal('a')} && ${normal('b')} && (p = a ${op} b, d = p - ${k}, Math.abs(d) > ${margin}) ? ${decided} : ${exact}(row))`;
   }
 
   private in(expr: Extract<BoundExpr, { kind: 'in' }>): string | undefined {
@@ -1151,7 +1246,13 @@ class PredicateGenerator {
     const set = this.constant(new Set(values.filter((v) => v !== null)));
     const hasNull = values.includes(null);
     const jsType = type === 'Edm.String' ? 'string' : 'number';
-    return `(v = row.${left.property.name}, typeof v === "${jsType}" ? ${set}.has(v) : ${hasNull ? `${this.constant(reader(type))}(v) === null` : 'false'})`;
+    // other forms of the value (numeric text, say) go through the reader, as eq does
+    const read = reader(type);
+    const slow = this.constant((value: unknown): boolean => {
+      const v = read(value);
+      return v === null ? hasNull : (values as unknown[]).includes(v);
+    });
+    return `(v = row.${left.property.name}, typeof v === "${jsType}" ? ${set}.has(v) : ${slow}(v))`;
   }
 
   private call(expr: Extract<BoundExpr, { kind: 'call' }>): string | undefined {

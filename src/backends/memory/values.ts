@@ -83,13 +83,36 @@ export function readInstant(value: unknown): number | null {
     return Number.isNaN(ms) ? null : ms;
   }
   if (typeof value === 'string') {
-    // the common case, UTC text ending in Z, needs no pattern test
+    // the common case, ISO text ending in Z, needs no pattern test
     const last = value.charCodeAt(value.length - 1);
-    const hasZone = last === 90 || last === 122 || /[+-]\d{2}:?\d{2}$/.test(value);
-    const ms = Date.parse(hasZone || !value.includes('T') ? value : `${value}Z`);
-    return Number.isNaN(ms) ? null : ms;
+    if (last === 90 || last === 122) {
+      const ms = Date.parse(value);
+      if (!Number.isNaN(ms)) return ms;
+    }
+    return readInstantText(value);
   }
   return null;
+}
+
+/**
+ * Instant text other than `...Z`: a space instead of `T` (SQL drivers), an offset with or without
+ * minutes, or no offset at all, which is read as UTC (never as the process's local time).
+ */
+function readInstantText(text: string): number | null {
+  const match =
+    /^(-?\d{4,}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
+  if (match === null) return null;
+  const [, date, time = '00:00:00', zone = 'Z'] = match;
+  const offset =
+    zone === 'Z' || zone === 'z'
+      ? 'Z'
+      : zone.length === 3
+        ? `${zone}:00`
+        : zone.includes(':')
+          ? zone
+          : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const ms = Date.parse(`${date}T${time}${offset}`);
+  return Number.isNaN(ms) ? null : ms;
 }
 
 /** TimeOfDay: milliseconds since midnight, from `HH:MM[:SS[.fff]]` text or a number of milliseconds. */

@@ -7,7 +7,12 @@ import { defineEntityType, parseQuery, validateQuery } from '../../../src/index.
 const Pair = defineEntityType({
   name: 'Pair',
   key: ['Id'],
-  properties: { Id: { type: 'Edm.Int32' }, A: { type: 'Edm.Decimal' }, B: { type: 'Edm.Decimal' }, N: { type: 'Edm.Int32' } },
+  properties: {
+    Id: { type: 'Edm.Int32' },
+    A: { type: 'Edm.Decimal' },
+    B: { type: 'Edm.Decimal' },
+    N: { type: 'Edm.Int32' },
+  },
 });
 
 const matches = (filter: string, row: Record<string, unknown>): boolean =>
