@@ -902,7 +902,7 @@ class Binder {
     return bound;
   }
 
-  select(items: readonly SelectItem[]): Property[] {
+  select(items: readonly SelectItem[]): readonly Property[] {
     if (items.length > this.limits.maxSelect) {
       this.fail(
         'LimitExceeded',
@@ -950,8 +950,40 @@ class Binder {
 const span = (start: number, end: number): Span => ({ start, end });
 
 /** Properties a client can read: all but write-only ones, in declaration order. */
-export function readableProperties(type: EntityType): Property[] {
-  return [...type.properties.values()].filter((p) => p.writeOnly !== true);
+export function readableProperties(type: EntityType): readonly Property[] {
+  let readable = readableCache.get(type);
+  if (readable === undefined) {
+    readable = Object.freeze([...type.properties.values()].filter((p) => p.writeOnly !== true));
+    readableCache.set(type, readable);
+  }
+  return readable;
+}
+
+/** Entity types are immutable, so what a query without $select or $orderby binds to is computed once per type. */
+const readableCache = new WeakMap<EntityType, readonly Property[]>();
+const keyOrderCache = new WeakMap<EntityType, BoundOrderBy[]>();
+
+/** The order of a query without $orderby: the key, ascending. */
+function keyOrder(type: EntityType): BoundOrderBy[] {
+  let order = keyOrderCache.get(type);
+  if (order === undefined) {
+    order = Object.freeze(
+      type.key.map((key): BoundOrderBy => ({
+        expr: {
+          kind: 'property',
+          type: key.type,
+          nullable: false,
+          property: key,
+          source: root,
+          span: { start: 0, end: 0 },
+        },
+        direction: 'asc',
+        tieBreak: true,
+      })),
+    ) as BoundOrderBy[];
+    keyOrderCache.set(type, order);
+  }
+  return order;
 }
 
 /** Whether an argument of type `actual` fits a parameter accepting `accepted`: null, or numeric promotion. */
@@ -1026,7 +1058,8 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
   }
 
   const filter = options.filter === undefined ? undefined : attempt('$filter', (b) => b.filter(options.filter!));
-  const orderBy = attempt('$orderby', (b) => b.orderBy(options.orderBy ?? []));
+  const orderBy =
+    options.orderBy === undefined ? keyOrder(entityType) : attempt('$orderby', (b) => b.orderBy(options.orderBy!));
   const select =
     options.select === undefined
       ? readableProperties(entityType)
