@@ -180,7 +180,7 @@ class Binder {
         );
       case 'Edm.Decimal':
         // every backend computes with exact decimals; bound their size as a database column would be
-        if (literal.value.replace(/^-/, '').length > 100) {
+        if (literal.value.replace(/[-.]/g, '').length > 100) {
           this.fail(
             'InvalidLiteral',
             span,
