@@ -40,3 +40,4 @@ export {
 } from './model/schema.js';
 export { validateQuery, defaultLimits, readableProperties, type QueryLimits } from './validate/bind.js';
 export type * from './validate/bound.js';
+export { toCsdlXml, toCsdlJson, type CsdlJsonObject, type CsdlJsonValue } from './model/csdl.js';
