@@ -96,6 +96,29 @@ const CH_MINUS = 45;
 const CH_E = 101;
 const CH_UPPER_E = 69;
 
+/** Mantissa digits read so far, and the ordinals among them of the first and last non-zero digit. */
+let scanDigitCount = 0;
+let scanFirstDigit = 0;
+let scanLastDigit = 0;
+
+/** Reads a run of digits from `i`, noting the first and last non-zero digit; returns the index after it. */
+function scanDigits(text: string, i: number): number {
+  let c = text.charCodeAt(i);
+  while (c >= CH_0 && c <= CH_9) {
+    if (c !== CH_0) {
+      if (scanFirst < 0) {
+        scanFirst = i;
+        scanFirstDigit = scanDigitCount;
+      }
+      scanLast = i;
+      scanLastDigit = scanDigitCount;
+    }
+    scanDigitCount++;
+    c = text.charCodeAt(++i);
+  }
+  return i;
+}
+
 /**
  * The OData decimal syntax `[sign] 1*DIGIT ["." 1*DIGIT] [("e"/"E") [sign] 1*DIGIT]` (the ABNF's `"e"` is
  * case-insensitive). Returns false for anything else, including `.5`, `5.`, spaces, `INF` and `NaN`.
@@ -109,42 +132,19 @@ function scan(text: string): boolean {
   scanFirst = -1;
   scanLast = -1;
   scanSignificant = 0;
-  let digits = 0;
-  let firstDigit = 0;
-  let lastDigit = 0;
+  scanDigitCount = 0;
   const integerStart = i;
-  while (c >= CH_0 && c <= CH_9) {
-    if (c !== CH_0) {
-      if (scanFirst < 0) {
-        scanFirst = i;
-        firstDigit = digits;
-      }
-      scanLast = i;
-      lastDigit = digits;
-    }
-    digits++;
-    c = text.charCodeAt(++i);
-  }
+  i = scanDigits(text, i);
   if (i === integerStart) return false;
   scanPoint = i;
+  c = text.charCodeAt(i);
   if (c === CH_DOT) {
-    c = text.charCodeAt(++i);
-    const fractionStart = i;
-    while (c >= CH_0 && c <= CH_9) {
-      if (c !== CH_0) {
-        if (scanFirst < 0) {
-          scanFirst = i;
-          firstDigit = digits;
-        }
-        scanLast = i;
-        lastDigit = digits;
-      }
-      digits++;
-      c = text.charCodeAt(++i);
-    }
+    const fractionStart = ++i;
+    i = scanDigits(text, i);
     if (i === fractionStart) return false;
+    c = text.charCodeAt(i);
   }
-  if (scanFirst >= 0) scanSignificant = lastDigit - firstDigit + 1;
+  if (scanFirst >= 0) scanSignificant = scanLastDigit - scanFirstDigit + 1;
   scanExponent = 0;
   if (c === CH_E || c === CH_UPPER_E) {
     c = text.charCodeAt(++i);
