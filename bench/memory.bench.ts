@@ -9,8 +9,7 @@
 // 3. `$orderby=UnitPrice desc&$top=10` (a bounded heap) against a full `rows.slice().sort(...)`
 //    and against ours without `$top`.
 // Results are printed and written as markdown to bench/results/memory.md.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
 import { Bench } from 'tinybench';
 
@@ -22,6 +21,7 @@ import {
   markdownTable,
   meanLatencyMs,
   relativeMargin,
+  writeResults,
 } from './util.js';
 
 // the built bundles, typed by the sources so that type-checking does not need a build first
@@ -448,8 +448,6 @@ async function timeOnce(name: string, fn: () => unknown): Promise<Timing> {
 
 // ── Entry point ─────────────────────────────────────────────────────────────
 
-const resultsFile = fileURLToPath(new URL('./results/memory.md', import.meta.url));
-
 async function loadMemory(): Promise<Memory> {
   try {
     return (await import('../dist/memory.js' as string)) as Memory;
@@ -756,9 +754,7 @@ export async function run(): Promise<void> {
     '',
     ...(notes.length > 0 ? ['## Notes', '', ...notes.map((n) => `- ${n}`), ''] : []),
   ].join('\n');
-  await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-  await writeFile(resultsFile, markdown);
-  console.log(`Results written to ${resultsFile}`);
+  await writeResults('memory', markdown);
   void sink;
 }
 

@@ -5,8 +5,7 @@
 // 2. Parses per second for each corpus class.
 // 3. Linearity: time per parse of or-chains of growing length.
 // Results are printed and written as markdown to bench/results/parse.md.
-import { mkdir, writeFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
 import { Bench, type Task } from 'tinybench';
 
@@ -19,6 +18,7 @@ import {
   markdownTable,
   meanLatencyMs,
   relativeMargin,
+  writeResults,
 } from './util.js';
 
 // ── Parsers under test ──────────────────────────────────────────────────────
@@ -278,8 +278,6 @@ function linearityTable(table: ReadonlyMap<number, ReadonlyMap<string, Linearity
 
 // ── Entry point ─────────────────────────────────────────────────────────────
 
-const resultsFile = fileURLToPath(new URL('./results/parse.md', import.meta.url));
-
 export async function run(): Promise<void> {
   const startedAt = performance.now();
   const loaded = await loadParsers();
@@ -360,9 +358,7 @@ export async function run(): Promise<void> {
     '',
     ...(notes.length > 0 ? ['## Notes', '', ...notes.map((n) => `- ${n}`), ''] : []),
   ].join('\n');
-  await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-  await writeFile(resultsFile, markdown);
-  console.log(`Results written to ${resultsFile}`);
+  await writeResults('parse', markdown);
   void sink;
 }
 

@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import type { Task } from 'tinybench';
 // Small helpers shared by the benchmark files: machine description, number formatting, tables.
 import os from 'node:os';
@@ -75,4 +77,13 @@ export function meanLatencyMs(task: Task): number {
 export function relativeMargin(task: Task): number {
   const result = task.result;
   return result.state === 'completed' ? result.latency.rme : Number.NaN;
+}
+
+/** Writes `bench/results/<name>.md` and says where. */
+export async function writeResults(name: string, markdown: string): Promise<void> {
+  const folder = new URL('./results/', import.meta.url);
+  await mkdir(folder, { recursive: true });
+  const file = fileURLToPath(new URL(`${name}.md`, folder));
+  await writeFile(file, markdown);
+  console.log(`Results written to ${file}`);
 }
