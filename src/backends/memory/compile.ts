@@ -40,7 +40,6 @@ import {
   DAY,
   daysOfDate,
   formatDate,
-  isDecimal,
   readBinary,
   readBoolean,
   readDate,
@@ -1334,4 +1333,3 @@ export function runQuery<R extends Row>(rows: Iterable<R>, bound: BoundQuery): R
   return compileQuery(bound).run(rows);
 }
 
-export { isDecimal };
