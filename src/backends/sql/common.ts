@@ -1,0 +1,40 @@
+// Spellings shared by more than one dialect.
+import type { Sql } from './dialect.js';
+
+/** The Int64 range, and one past each end (the clamp that turns an out-of-range exact result into null). */
+export const INT64_MIN = '-9223372036854775808';
+export const INT64_MAX = '9223372036854775807';
+export const BELOW_INT64 = '-9223372036854775809';
+export const ABOVE_INT64 = '9223372036854775808';
+export const INT32_MIN = '-2147483648';
+export const INT32_MAX = '2147483647';
+
+/**
+ * An exact numeric expression as a value of an integer range, or null outside it, mentioning `exact` once: clamp it
+ * one past each end, then turn those two values into null. (PostgreSQL's GREATEST skips a null argument and MySQL's
+ * returns null; either way a null `exact` ends as null.)
+ */
+export function nullOutside(exact: Sql, below: string, above: string): Sql {
+  return `NULLIF(NULLIF(LEAST(GREATEST(${exact}, ${below}), ${above}), ${above}), ${below})`;
+}
+
+/** One past each end of Int32 or Int64, for nullOutside. */
+export function rangeOf(type: 'Edm.Int32' | 'Edm.Int64'): [string, string] {
+  return type === 'Edm.Int32' ? ['-2147483649', '2147483648'] : [BELOW_INT64, ABOVE_INT64];
+}
+
+/** Half away from zero for a double: trunc(x) ± 1 when |x − trunc(x)| ≥ 0.5 (the difference is exact). */
+export function roundHalfAwayDouble(x: Sql, trunc: (x: Sql) => Sql): Sql {
+  return `(${trunc(x)} + CASE WHEN ABS(${x} - ${trunc(x)}) >= 0.5 THEN SIGN(${x}) ELSE 0 END)`;
+}
+
+/** Unicode White_Space (what `trim` removes, SEMANTICS.md), as a regular-expression character class body. */
+export const WHITE_SPACE_CLASS =
+  '\\x{9}-\\x{d}\\x{20}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
+
+/** The same characters as a string, for trim functions that take a set of characters. */
+export const WHITE_SPACE_CHARACTERS =
+  '\t\n\u000b\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+
+/** A numeric string in the literal syntax (cast from String, SEMANTICS.md). */
+export const NUMBER_SYNTAX = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';

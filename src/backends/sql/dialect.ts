@@ -1,0 +1,84 @@
+// What differs between the SQL dialects, as hooks over one emitter (emit.ts). A dialect never decides what a query
+// means (SEMANTICS.md does, in emit.ts); it only says how its database spells that meaning.
+import type { EdmPrimitiveType } from '../../model/edm.js';
+
+export type SqlDialectName = 'sqlite' | 'postgres' | 'mysql';
+
+/** A parameter value as the dialect's driver takes it. */
+export type SqlParam = string | number | bigint | boolean | Uint8Array | null;
+
+/** A SQL fragment whose parameters are still markers (emit.ts numbers them when the statement is finished). */
+export type Sql = string;
+
+export type NumericOperator = 'add' | 'sub' | 'mul' | 'div' | 'mod';
+
+export interface Dialect {
+  readonly name: SqlDialectName;
+  quoteIdentifier(name: string): string;
+  /** The placeholder for the `index`-th parameter (0-based) in textual order. */
+  placeholder(index: number): string;
+  /** A typed parameter: `param` is the marker emit.ts made; the dialect adds the cast its database needs. */
+  typedParam(param: Sql, type: EdmPrimitiveType): Sql;
+  /** The Boolean constants, as this dialect's WHERE accepts them. */
+  readonly true: Sql;
+  readonly false: Sql;
+
+  /** Null-safe equality (`null = null` is true), never null. */
+  nullSafeEqual(a: Sql, b: Sql): Sql;
+  /** Wraps a string operand so that comparison and ordering are by code point (binary UTF-8 order). */
+  ordinal(a: Sql): Sql;
+
+  // Strings: code points, 0-based where OData is (SEMANTICS.md).
+  length(s: Sql): Sql;
+  /** 1-based position of `t` in `s`, 0 when absent. */
+  position(s: Sql, t: Sql): Sql;
+  /** `s` from the 1-based `start`, `count` characters (or to the end). Arguments are non-negative. */
+  substring(s: Sql, start: Sql, count?: Sql): Sql;
+  concat(a: Sql, b: Sql): Sql;
+  lower(s: Sql): Sql;
+  upper(s: Sql): Sql;
+  /** `trim`: `param` makes a string parameter (for the set of White_Space characters). */
+  trim(s: Sql, param: (value: string) => Sql): Sql;
+  /** contains/startswith/endswith without LIKE, for a dialect whose LIKE is not exact; else the emitter uses `like`. */
+  textMatch?(kind: 'contains' | 'startswith' | 'endswith', s: Sql, t: Sql): Sql;
+  /** `s LIKE pattern` where the pattern escapes `%`, `_` and `\` with `\`. */
+  like(s: Sql, pattern: Sql): Sql;
+  /** `matchesPattern`; undefined when the dialect has no ECMAScript-compatible regular expressions. */
+  matchesPattern?(s: Sql, pattern: Sql): Sql;
+
+  // Numbers.
+  /** Integer arithmetic, exact; a result outside Int64 is null (operands are non-null-checked by the caller). */
+  integerArithmetic(operator: NumericOperator, a: Sql, b: Sql): Sql;
+  decimalArithmetic(operator: NumericOperator | 'divby', a: Sql, b: Sql): Sql;
+  doubleArithmetic(operator: NumericOperator, a: Sql, b: Sql): Sql | undefined;
+  negate(a: Sql, type: EdmPrimitiveType): Sql;
+  /** round (half away from zero), floor, ceiling of a Decimal or Double. */
+  rounding(name: 'round' | 'floor' | 'ceiling', a: Sql, type: 'Edm.Decimal' | 'Edm.Double'): Sql;
+  /** A numeric promotion (Int32 → Int64 → Decimal → Double) of a non-null value. */
+  convertNumber(a: Sql, from: EdmPrimitiveType, to: EdmPrimitiveType): Sql;
+  /** Decimal compared with Decimal: `a op b`, exact. */
+  compareDecimal(a: Sql, operator: '=' | '<>' | '<' | '<=' | '>' | '>=', b: Sql): Sql;
+  /** A Decimal as a sort key that orders exactly. */
+  decimalSortKey(a: Sql): Sql;
+  /** Decimal or integer as its shortest decimal text (`1.50` → `1.5`). */
+  numberToText: ((a: Sql, type: EdmPrimitiveType) => Sql) | undefined;
+  /** Text in the literal syntax to a Decimal, null when it is not a number. */
+  textToDecimal: ((a: Sql) => Sql) | undefined;
+  /** Decimal or Double to an integer type: half away from zero, null outside the target's range. */
+  toInteger(a: Sql, from: EdmPrimitiveType, to: 'Edm.Int32' | 'Edm.Int64'): Sql;
+
+  // Dates and instants, stored as each dialect keeps them (storage.ts).
+  datePart(part: 'year' | 'month' | 'day', a: Sql, type: 'Edm.Date' | 'Edm.DateTimeOffset'): Sql;
+  timePart(part: 'hour' | 'minute' | 'second' | 'fractionalseconds', a: Sql): Sql;
+  /** The UTC day of an instant, as an Edm.Date value. */
+  dateOf(instant: Sql): Sql;
+  /** Midnight UTC of a date, as an Edm.DateTimeOffset value. */
+  dateToInstant(date: Sql): Sql;
+  /** The current instant (milliseconds precision), as an Edm.DateTimeOffset value. */
+  readonly now: Sql;
+
+  /** `LIMIT`/`OFFSET` (either may be absent). */
+  limit(top: Sql | undefined, skip: Sql | undefined): Sql;
+  /** `expr` for ORDER BY with nulls first (asc) or last (desc). */
+  orderItem(expr: Sql, direction: 'asc' | 'desc', nullable: boolean): Sql;
+}

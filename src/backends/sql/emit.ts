@@ -1,0 +1,699 @@
+// The dialect-neutral SQL emitter: a bound query becomes one parameterized statement. What a construct means is
+// decided here, once, after SEMANTICS.md; the dialect files only spell it. Values are always parameters; the only
+// text that enters the SQL is identifiers from the schema or the caller's options (quoted by the dialect) and
+// fixed keywords.
+//
+// Parameters are written as markers while fragments are built, so a fragment may be repeated or reordered freely;
+// `finish` numbers them in textual order (`?` for SQLite and MySQL, `$n` for PostgreSQL).
+import type { EdmPrimitiveType } from '../../model/edm.js';
+import { isIntegral, isNumeric } from '../../model/edm.js';
+import type { EntityType, NavigationProperty, Property } from '../../model/schema.js';
+import { errorAt, ODataError } from '../../errors.js';
+import type { BoundExpr, BoundQuery, PropertySource } from '../../validate/bound.js';
+import type { LiteralValue } from '../../syntax/ast.js';
+import type { Dialect, SqlDialectName, SqlParam, Sql } from './dialect.js';
+import { encodeLiteral } from './storage.js';
+
+/** Where an entity type's rows live: the table and, where they differ from the property names, the columns. */
+export interface SqlTable {
+  /** A table name, or `[schema, table]`. Quoted as an identifier; never parsed. */
+  readonly table: string | readonly [string, string];
+  /** Property name → column name, for the properties whose column is named differently. */
+  readonly columns?: Readonly<Record<string, string>>;
+}
+
+export interface SqlOptions extends SqlTable {
+  readonly dialect: SqlDialectName;
+  /** The child tables of navigation collections (`any`, `all`, `$count`), by navigation name. */
+  readonly navigation?: Readonly<Record<string, SqlTable>>;
+  /**
+   * Column values every row must have, on the root table and every child table (the tenant's site): ANDed outside
+   * the user's filter, so no filter can reach another scope's rows.
+   */
+  readonly scope?: Readonly<Record<string, SqlParam>>;
+}
+
+export interface SqlStatement {
+  readonly sql: string;
+  readonly params: SqlParam[];
+}
+
+/** Generated SQL beyond this many characters is refused (a 400), so no query can make the emitter run away. */
+export const MAX_SQL_LENGTH = 1_000_000;
+
+/** mindatetime() and maxdatetime(): the range every backend stores (docs/backends.md). */
+const MIN_DATETIME = new Date('0001-01-01T00:00:00.000Z').getTime();
+const MAX_DATETIME = new Date('9999-12-31T23:59:59.999Z').getTime();
+
+const MARKER_OPEN = '\u0001';
+const MARKER_CLOSE = '\u0002';
+const MARKER = /\u0001(\d+)\u0002/g;
+
+type Mode = 'where' | 'exact';
+
+interface Scope {
+  /** The alias rows of this scope are read through. */
+  readonly alias: string;
+  readonly table: SqlTable;
+}
+
+export class SqlEmitter {
+  private readonly params: SqlParam[] = [];
+  private readonly variables = new Map<string, Scope>();
+  private aliasCount = 0;
+  private readonly root: Scope;
+
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly options: SqlOptions,
+    private readonly entityType: EntityType,
+  ) {
+    this.root = { alias: 't0', table: options };
+  }
+
+  // ── statements ─────────────────────────────────────────────────────────────
+
+  /** The condition alone (the scope conditions and the filter), reading the root table through alias `t0`. */
+  where(bound: BoundQuery): Sql {
+    const parts = this.scopeConditions(this.root);
+    if (bound.filter !== undefined) parts.push(`(${this.boolean(bound.filter, 'where')})`);
+    return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
+  }
+
+  select(bound: BoundQuery): Sql {
+    const d = this.dialect;
+    const columns = bound.select.map((p) => `${this.column(this.root, p)} AS ${d.quoteIdentifier(p.name)}`).join(', ');
+    const where = this.where(bound);
+    this.target = '$orderby';
+    const order = bound.orderBy
+      .map((item) => d.orderItem(this.sortKey(item.expr), item.direction, item.expr.nullable))
+      .join(', ');
+    // LIMIT takes a bare placeholder (MySQL allows no CAST there); SQLite needs an integer, not a float
+    const count = (n: number): Sql => this.rawParam(d.name === 'sqlite' ? BigInt(n) : n);
+    const limit = d.limit(
+      bound.top === undefined ? undefined : count(bound.top),
+      bound.skip === undefined || bound.skip === 0 ? undefined : count(bound.skip),
+    );
+    return `SELECT ${columns} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where} ORDER BY ${order}${limit === '' ? '' : ` ${limit}`}`;
+  }
+
+  count(bound: BoundQuery): Sql {
+    return `SELECT COUNT(*) AS ${this.dialect.quoteIdentifier('count')} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${this.where(bound)}`;
+  }
+
+  /** Replaces parameter markers with the dialect's placeholders, in textual order. */
+  finish(sql: Sql): SqlStatement {
+    if (sql.length > MAX_SQL_LENGTH) {
+      throw new ODataError(
+        'LimitExceeded',
+        `The query is too complex: its SQL would exceed ${MAX_SQL_LENGTH} characters`,
+      );
+    }
+    const params: SqlParam[] = [];
+    const text = sql.replace(MARKER, (_, index: string) => {
+      params.push(this.params[Number(index)]!);
+      return this.dialect.placeholder(params.length - 1);
+    });
+    return { sql: text, params };
+  }
+
+  /** The option being translated, for error targets. */
+  private target = '$filter';
+
+  private unsupported(expr: { readonly span: { start: number } }, what: string): ODataError {
+    return unsupportedIn(this.dialect.name, this.target, expr, what);
+  }
+
+  // ── names ──────────────────────────────────────────────────────────────────
+
+  private tableName(table: SqlTable): Sql {
+    const name = table.table;
+    return typeof name === 'string'
+      ? this.dialect.quoteIdentifier(name)
+      : name.map((part) => this.dialect.quoteIdentifier(part)).join('.');
+  }
+
+  private column(scope: Scope, property: Property | string): Sql {
+    const name = typeof property === 'string' ? property : property.name;
+    return `${scope.alias}.${this.dialect.quoteIdentifier(scope.table.columns?.[name] ?? name)}`;
+  }
+
+  private scopeConditions(scope: Scope): Sql[] {
+    return Object.entries(this.options.scope ?? {}).map(([column, value]) =>
+      value === null
+        ? `${scope.alias}.${this.dialect.quoteIdentifier(column)} IS NULL`
+        : `${scope.alias}.${this.dialect.quoteIdentifier(column)} = ${this.rawParam(value)}`,
+    );
+  }
+
+  // ── parameters ─────────────────────────────────────────────────────────────
+
+  private rawParam(value: SqlParam): Sql {
+    this.params.push(value);
+    return `${MARKER_OPEN}${this.params.length - 1}${MARKER_CLOSE}`;
+  }
+
+  private param(value: SqlParam, type: EdmPrimitiveType): Sql {
+    return this.dialect.typedParam(this.rawParam(value), type);
+  }
+
+  private literal(value: LiteralValue, expr: BoundExpr): Sql {
+    if (value.type === 'null') return 'NULL';
+    const encoded = encodeLiteral(this.dialect.name, value);
+    if (typeof encoded === 'object' && encoded !== null && 'unsupported' in encoded) {
+      throw this.unsupported(expr, encoded.unsupported);
+    }
+    return this.param(encoded, value.type as EdmPrimitiveType);
+  }
+
+  // ── expressions ────────────────────────────────────────────────────────────
+
+  /** A Boolean expression. In `where` mode a null may stand for false (the row is dropped either way). */
+  private boolean(expr: BoundExpr, mode: Mode): Sql {
+    switch (expr.kind) {
+      case 'comparison':
+        return this.comparison(expr, mode);
+      case 'logical':
+        return `(${this.boolean(expr.left, mode)} ${expr.operator === 'and' ? 'AND' : 'OR'} ${this.boolean(expr.right, mode)})`;
+      case 'not':
+        return `(NOT ${this.boolean(expr.operand, 'exact')})`;
+      case 'in':
+        return this.in(expr, mode);
+      case 'lambda':
+        return this.lambda(expr);
+      case 'literal':
+        if (expr.value.type === 'Edm.Boolean') return expr.value.value ? this.dialect.true : this.dialect.false;
+        return 'NULL';
+      default:
+        // a Boolean property, function, cast or case: its value is the condition (null stays null)
+        return this.value(expr);
+    }
+  }
+
+  private value(expr: BoundExpr): Sql {
+    const d = this.dialect;
+    switch (expr.kind) {
+      case 'literal':
+        return this.literal(expr.value, expr);
+      case 'property':
+        return this.property(expr.property, expr.source, expr);
+      case 'convert':
+        return this.convert(expr.operand, expr.type, expr);
+      case 'comparison':
+      case 'logical':
+      case 'not':
+      case 'in':
+      case 'lambda':
+        return this.boolean(expr, 'exact');
+      case 'arithmetic':
+        return this.arithmetic(expr);
+      case 'negate':
+        return d.negate(this.value(expr.operand), expr.type);
+      case 'call':
+        return this.call(expr);
+      case 'cast':
+        return this.cast(expr);
+      case 'isof':
+        // true when the operand is not null and its bound type is exactly the target (SEMANTICS.md)
+        if (expr.operand.type !== expr.target) return d.false;
+        return expr.operand.nullable ? `(${this.value(expr.operand)} IS NOT NULL)` : d.true;
+      case 'case': {
+        const branches = expr.branches
+          .map((b) => `WHEN ${this.boolean(b.condition, 'where')} THEN ${this.value(b.result)}`)
+          .join(' ');
+        return `(CASE ${branches} END)`;
+      }
+      case 'count':
+        return this.countOf(expr);
+    }
+  }
+
+  private property(property: Property, source: PropertySource, expr: BoundExpr): Sql {
+    const scope = source.kind === 'root' ? this.root : this.variables.get(source.name);
+    if (scope === undefined)
+      throw new Error(`Unbound lambda variable ${source.kind === 'variable' ? source.name : ''}`);
+    return this.readColumn(this.column(scope, property), property, expr);
+  }
+
+  /** A column as a value of its EDM type (SQLite keeps decimals as scaled integers: storage.ts). */
+  private readColumn(column: Sql, property: Property, expr: BoundExpr): Sql {
+    if (property.type === 'Edm.TimeOfDay' || property.type === 'Edm.Duration') {
+      throw this.unsupported(expr, `${property.type} properties are not supported by the SQL backends`);
+    }
+    if (property.type === 'Edm.Decimal' && this.dialect.name === 'sqlite') {
+      return `odata_decimal(${column}, ${sqliteScale(property, (what) => this.unsupported(expr, what))})`;
+    }
+    return column;
+  }
+
+  private convert(operand: BoundExpr, to: EdmPrimitiveType, expr: BoundExpr): Sql {
+    const from = operand.type;
+    if (from === 'null') return 'NULL';
+    if (from === to) return this.value(operand);
+    if (from === 'Edm.Date' && to === 'Edm.DateTimeOffset') return this.dialect.dateToInstant(this.value(operand));
+    if (isNumeric(from) && isNumeric(to)) return this.dialect.convertNumber(this.value(operand), from, to);
+    throw this.unsupported(expr, `converting ${from} to ${to}`);
+  }
+
+  // ── comparisons ────────────────────────────────────────────────────────────
+
+  private comparison(expr: Extract<BoundExpr, { kind: 'comparison' }>, mode: Mode): Sql {
+    const d = this.dialect;
+    const { operator, left, right } = expr;
+    const leftNull = left.type === 'null';
+    const rightNull = right.type === 'null';
+    if (leftNull || rightNull) {
+      // `x eq null`: null equals only null; an order comparison with null is false
+      if (operator !== 'eq' && operator !== 'ne') return d.false;
+      if (leftNull && rightNull) return operator === 'eq' ? d.true : d.false;
+      const other = leftNull ? right : left;
+      if (!other.nullable) return operator === 'eq' ? d.false : d.true;
+      return `(${this.value(other)} ${operator === 'eq' ? 'IS NULL' : 'IS NOT NULL'})`;
+    }
+    const type = left.type as EdmPrimitiveType;
+    if (type === 'Edm.Binary' && operator !== 'eq' && operator !== 'ne') {
+      throw this.unsupported(expr, 'ordering binary values');
+    }
+    const fast = this.scaledComparison(expr);
+    if (fast !== undefined) {
+      // a null column makes the integer comparison null; `ne` already says true for it
+      const exact = mode === 'where' || operator === 'ne' || (!left.nullable && !right.nullable);
+      return exact ? fast : `COALESCE(${fast}, ${d.false})`;
+    }
+
+    let a = this.value(left);
+    let b = this.value(right);
+    if (type === 'Edm.Decimal') return this.nullSafe(d.compareDecimal(a, sqlOperator(operator), b), expr, mode, a, b);
+    if (
+      type === 'Edm.String' &&
+      (operator !== 'eq' && operator !== 'ne' ? true : !isColumn(left) && !isColumn(right))
+    ) {
+      a = d.ordinal(a);
+    }
+    if (operator === 'eq' || operator === 'ne') {
+      const eq = operator === 'eq';
+      if (!left.nullable && !right.nullable) return `(${a} ${eq ? '=' : '<>'} ${b})`;
+      if (eq && mode === 'where' && (!left.nullable || !right.nullable)) return `(${a} = ${b})`;
+      if (!eq && (!left.nullable || !right.nullable)) {
+        // exactly one side may be null: it differs from the other (non-null) side then
+        return `(${a} <> ${b} OR ${left.nullable ? a : b} IS NULL)`;
+      }
+      const same = d.nullSafeEqual(a, b);
+      return eq ? same : `(NOT ${same})`;
+    }
+    const compared = `(${a} ${sqlOperator(operator)} ${b})`;
+    if (mode === 'where' || (!left.nullable && !right.nullable)) return compared;
+    return `COALESCE(${compared}, ${d.false})`;
+  }
+
+  /** A generic comparison made null-safe per SEMANTICS.md (used where the dialect compares through a function). */
+  private nullSafe(compared: Sql, expr: Extract<BoundExpr, { kind: 'comparison' }>, mode: Mode, a: Sql, b: Sql): Sql {
+    const d = this.dialect;
+    const { operator, left, right } = expr;
+    if (!left.nullable && !right.nullable) return compared;
+    if (operator === 'eq') {
+      if (mode === 'where' && (!left.nullable || !right.nullable)) return compared;
+      return `(COALESCE(${compared}, ${d.false}) OR (${a} IS NULL AND ${b} IS NULL))`;
+    }
+    if (operator === 'ne') return `(COALESCE(${compared}, ${d.false}) OR ((${a} IS NULL) <> (${b} IS NULL)))`;
+    return mode === 'where' ? compared : `COALESCE(${compared}, ${d.false})`;
+  }
+
+  /**
+   * SQLite keeps a decimal column as a scaled integer: comparing it with a literal compares integers, which is
+   * exact and can use an index (`UnitPrice gt 10.005` at scale 4 is `UnitPrice > 100050`).
+   */
+  private scaledComparison(expr: Extract<BoundExpr, { kind: 'comparison' }>): Sql | undefined {
+    if (this.dialect.name !== 'sqlite' || expr.left.type !== 'Edm.Decimal') return undefined;
+    let { left, right } = expr;
+    let operator = expr.operator;
+    if (left.kind === 'literal' && right.kind === 'property') {
+      [left, right] = [right, left];
+      operator = mirror(operator);
+    }
+    if (left.kind !== 'property' || right.kind !== 'literal' || right.value.type !== 'Edm.Decimal') return undefined;
+    const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name);
+    if (scope === undefined) return undefined;
+    const column = this.column(scope, left.property);
+    const scale = sqliteScale(left.property, (what) => this.unsupported(expr, what));
+    const bounds = scaledBounds(right.value.value, scale);
+    const d = this.dialect;
+    const int = (n: bigint): Sql => this.param(n, 'Edm.Int64');
+    const notNull = left.nullable ? ` OR ${column} IS NULL` : '';
+    switch (operator) {
+      case 'eq':
+        return bounds.exact === undefined ? d.false : `(${column} = ${int(bounds.exact)})`;
+      case 'ne':
+        return bounds.exact === undefined ? d.true : `(${column} <> ${int(bounds.exact)}${notNull})`;
+      case 'gt':
+        return `(${column} > ${int(bounds.floor)})`;
+      case 'ge':
+        return `(${column} >= ${int(bounds.ceiling)})`;
+      case 'lt':
+        return `(${column} < ${int(bounds.ceiling)})`;
+      case 'le':
+        return `(${column} <= ${int(bounds.floor)})`;
+    }
+  }
+
+  private in(expr: Extract<BoundExpr, { kind: 'in' }>, mode: Mode): Sql {
+    // `x in (a, b)` is `x eq a or x eq b` (SEMANTICS.md): a plain IN list when nothing can be null
+    const plain =
+      expr.left.type !== 'Edm.Decimal' &&
+      (expr.left.type !== 'Edm.String' || isColumn(expr.left)) &&
+      !expr.left.nullable &&
+      expr.items.every((item) => !item.nullable && item.type !== 'null');
+    if (plain && expr.items.length > 0) {
+      return `(${this.value(expr.left)} IN (${expr.items.map((item) => this.value(item)).join(', ')}))`;
+    }
+    if (expr.items.length === 0) return this.dialect.false;
+    const parts = expr.items.map((item) =>
+      this.comparison(
+        {
+          kind: 'comparison',
+          type: 'Edm.Boolean',
+          nullable: false,
+          span: expr.span,
+          operator: 'eq',
+          left: expr.left,
+          right: item,
+        },
+        mode,
+      ),
+    );
+    return `(${parts.join(' OR ')})`;
+  }
+
+  // ── arithmetic ─────────────────────────────────────────────────────────────
+
+  private arithmetic(expr: Extract<BoundExpr, { kind: 'arithmetic' }>): Sql {
+    const d = this.dialect;
+    const { operator, type } = expr;
+    const operandType = expr.left.type === 'null' ? expr.right.type : expr.left.type;
+    if (expr.left.type === 'null' || expr.right.type === 'null') return 'NULL';
+    if (!isNumeric(type) || !isNumeric(operandType as EdmPrimitiveType)) {
+      throw this.unsupported(expr, `${operator} on ${operandType}`);
+    }
+    const a = this.value(expr.left);
+    const b = this.value(expr.right);
+    if (operator === 'divby') {
+      if (type === 'Edm.Double') {
+        const sql = d.doubleArithmetic(
+          'div',
+          this.toType(a, operandType, 'Edm.Double'),
+          this.toType(b, expr.right.type, 'Edm.Double'),
+        );
+        if (sql === undefined) throw this.unsupported(expr, 'divby on Edm.Double');
+        return sql;
+      }
+      return d.decimalArithmetic(
+        'divby',
+        this.toType(a, operandType, 'Edm.Decimal'),
+        this.toType(b, expr.right.type, 'Edm.Decimal'),
+      );
+    }
+    if (isIntegral(type)) return d.integerArithmetic(operator, a, b);
+    if (type === 'Edm.Decimal') return d.decimalArithmetic(operator, a, b);
+    const sql = d.doubleArithmetic(operator, a, b);
+    if (sql === undefined) throw this.unsupported(expr, `${operator} on Edm.Double`);
+    return sql;
+  }
+
+  private toType(sql: Sql, from: EdmPrimitiveType | 'null', to: EdmPrimitiveType): Sql {
+    return from === to || from === 'null' ? sql : this.dialect.convertNumber(sql, from, to);
+  }
+
+  // ── functions ──────────────────────────────────────────────────────────────
+
+  private call(expr: Extract<BoundExpr, { kind: 'call' }>): Sql {
+    const d = this.dialect;
+    const args = expr.args.map((a) => this.value(a));
+    const [a0, a1, a2] = args;
+    switch (expr.name) {
+      case 'contains':
+      case 'startswith':
+      case 'endswith': {
+        if (d.textMatch !== undefined) return d.textMatch(expr.name, a0!, a1!);
+        return d.like(a0!, this.likePattern(expr.args[1]!, expr.name, a1!));
+      }
+      case 'indexof':
+        return `(${d.position(a0!, a1!)} - 1)`;
+      case 'length':
+        return d.length(a0!);
+      case 'substring': {
+        // 0-based in OData, 1-based in SQL; a negative start or length is null (SEMANTICS.md)
+        const start = a1!;
+        if (a2 === undefined) {
+          return `(CASE WHEN ${start} < 0 THEN NULL ELSE ${d.substring(a0!, `(${start} + 1)`)} END)`;
+        }
+        return `(CASE WHEN ${start} < 0 OR ${a2} < 0 THEN NULL ELSE ${d.substring(a0!, `(${start} + 1)`, a2)} END)`;
+      }
+      case 'tolower':
+        return d.lower(a0!);
+      case 'toupper':
+        return d.upper(a0!);
+      case 'trim':
+        return d.trim(a0!, (value) => this.param(value, 'Edm.String'));
+      case 'concat':
+        return d.concat(a0!, a1!); // null in, null out in every dialect's form
+      case 'matchesPattern': {
+        if (d.matchesPattern === undefined) throw this.unsupported(expr, 'matchesPattern');
+        return d.matchesPattern(a0!, a1!);
+      }
+      case 'year':
+      case 'month':
+      case 'day': {
+        const type = expr.args[0]!.type;
+        if (type !== 'Edm.Date' && type !== 'Edm.DateTimeOffset')
+          throw this.unsupported(expr, `${expr.name} of ${type}`);
+        return d.datePart(expr.name, a0!, type);
+      }
+      case 'hour':
+      case 'minute':
+      case 'second':
+      case 'fractionalseconds':
+        if (expr.args[0]!.type !== 'Edm.DateTimeOffset')
+          throw this.unsupported(expr, `${expr.name} of ${expr.args[0]!.type}`);
+        return d.timePart(expr.name, a0!);
+      case 'date':
+        return d.dateOf(a0!);
+      case 'totaloffsetminutes': {
+        // stored values are kept in UTC; a literal keeps its own offset (SEMANTICS.md)
+        const arg = expr.args[0]!;
+        const offset = arg.kind === 'literal' && arg.value.type === 'Edm.DateTimeOffset' ? arg.value.offsetMinutes : 0;
+        return `(CASE WHEN ${a0} IS NULL THEN NULL ELSE ${this.param(offset, 'Edm.Int32')} END)`;
+      }
+      case 'now':
+        return d.now;
+      case 'maxdatetime':
+        return this.literal(instantLiteral(MAX_DATETIME), expr);
+      case 'mindatetime':
+        return this.literal(instantLiteral(MIN_DATETIME), expr);
+      case 'round':
+      case 'floor':
+      case 'ceiling':
+        return d.rounding(expr.name, a0!, expr.type === 'Edm.Double' ? 'Edm.Double' : 'Edm.Decimal');
+      default:
+        throw this.unsupported(expr, expr.name);
+    }
+  }
+
+  /** The LIKE pattern for contains/startswith/endswith: a literal is escaped here, an expression in SQL. */
+  private likePattern(arg: BoundExpr, name: 'contains' | 'startswith' | 'endswith', sql: Sql): Sql {
+    const before = name === 'startswith' ? '' : '%';
+    const after = name === 'endswith' ? '' : '%';
+    if (arg.kind === 'literal' && arg.value.type === 'Edm.String') {
+      return this.param(`${before}${escapeLike(arg.value.value)}${after}`, 'Edm.String');
+    }
+    const d = this.dialect;
+    const escaped = `REPLACE(REPLACE(REPLACE(${sql}, ${this.param('\\', 'Edm.String')}, ${this.param('\\\\', 'Edm.String')}), ${this.param('%', 'Edm.String')}, ${this.param('\\%', 'Edm.String')}), ${this.param('_', 'Edm.String')}, ${this.param('\\_', 'Edm.String')})`;
+    let pattern = escaped;
+    if (before !== '') pattern = d.concat(this.param(before, 'Edm.String'), pattern);
+    if (after !== '') pattern = d.concat(pattern, this.param(after, 'Edm.String'));
+    return pattern;
+  }
+
+  private cast(expr: Extract<BoundExpr, { kind: 'cast' }>): Sql {
+    const d = this.dialect;
+    const from = expr.operand.type;
+    const to = expr.type;
+    if (from === 'null') return 'NULL';
+    if (from === to) return this.value(expr.operand);
+    const a = this.value(expr.operand);
+    if (from === 'Edm.Date' && to === 'Edm.DateTimeOffset') return d.dateToInstant(a);
+    let sql: Sql | undefined;
+    if (to === 'Edm.String' && (isIntegral(from) || from === 'Edm.Decimal')) sql = d.numberToText?.(a, from);
+    else if (from === 'Edm.String' && to === 'Edm.Decimal') sql = d.textToDecimal?.(a);
+    else if (isNumeric(from) && (to === 'Edm.Int32' || to === 'Edm.Int64')) sql = d.toInteger(a, from, to);
+    else if (isNumeric(from) && isNumeric(to)) sql = d.convertNumber(a, from, to);
+    if (sql === undefined) throw this.unsupported(expr, `cast from ${from} to ${to}`);
+    return sql;
+  }
+
+  // ── navigation ─────────────────────────────────────────────────────────────
+
+  /** Opens a child scope for a navigation: `FROM child AS tN WHERE child.fk = parent.key AND scope`. */
+  private childScope(
+    navigation: NavigationProperty,
+    source: PropertySource,
+    variable: string,
+  ): { scope: Scope; from: Sql } {
+    const table = this.options.navigation?.[navigation.name];
+    if (table === undefined) {
+      throw new ODataError(
+        'NotImplemented',
+        `The SQL backend was given no table for the navigation ${navigation.name} (options.navigation.${navigation.name})`,
+        { target: '$filter' },
+      );
+    }
+    const parent = source.kind === 'root' ? this.root : this.variables.get(source.name)!;
+    const scope: Scope = { alias: `t${++this.aliasCount}`, table };
+    const join = Object.entries(navigation.foreignKey).map(
+      ([parentKey, childColumn]) => `${this.column(scope, childColumn)} = ${this.column(parent, parentKey)}`,
+    );
+    join.push(...this.scopeConditions(scope));
+    this.variables.set(variable, scope);
+    return { scope, from: `FROM ${this.tableName(table)} AS ${scope.alias} WHERE ${join.join(' AND ')}` };
+  }
+
+  private withChild<T>(variable: string, body: () => T): T {
+    const previous = this.variables.get(variable);
+    try {
+      return body();
+    } finally {
+      if (previous === undefined) this.variables.delete(variable);
+      else this.variables.set(variable, previous);
+    }
+  }
+
+  private lambda(expr: Extract<BoundExpr, { kind: 'lambda' }>): Sql {
+    return this.withChild(expr.variable, () => {
+      const { from } = this.childScope(expr.navigation, expr.source, expr.variable);
+      if (expr.predicate === undefined) return `EXISTS (SELECT 1 ${from})`;
+      if (expr.operator === 'any') return `EXISTS (SELECT 1 ${from} AND ${this.boolean(expr.predicate, 'where')})`;
+      // all: no child for which the predicate is not true (false and null both fail it)
+      return `(NOT EXISTS (SELECT 1 ${from} AND ${this.notTrue(this.boolean(expr.predicate, 'where'))}))`;
+    });
+  }
+
+  private countOf(expr: Extract<BoundExpr, { kind: 'count' }>): Sql {
+    return this.withChild(expr.variable, () => {
+      const { from } = this.childScope(expr.navigation, expr.source, expr.variable);
+      const filter = expr.filter === undefined ? '' : ` AND ${this.boolean(expr.filter, 'where')}`;
+      return `(SELECT COUNT(*) ${from}${filter})`;
+    });
+  }
+
+  private notTrue(condition: Sql): Sql {
+    return `COALESCE(${condition}, ${this.dialect.false}) = ${this.dialect.false}`;
+  }
+
+  // ── ordering ───────────────────────────────────────────────────────────────
+
+  private sortKey(expr: BoundExpr): Sql {
+    const d = this.dialect;
+    if (expr.type === 'Edm.Binary') throw this.unsupported(expr, 'ordering by a binary value');
+    if (expr.kind === 'property' && expr.type === 'Edm.Decimal' && d.name === 'sqlite') {
+      // scaled integers order as their decimals do
+      const scope = expr.source.kind === 'root' ? this.root : this.variables.get(expr.source.name)!;
+      return this.column(scope, expr.property);
+    }
+    const value = this.value(expr);
+    if (expr.type === 'Edm.Decimal') return d.decimalSortKey(value);
+    if (expr.type === 'Edm.String') return d.ordinal(value);
+    return value;
+  }
+}
+
+// ── helpers ──────────────────────────────────────────────────────────────────
+
+function isColumn(expr: BoundExpr): boolean {
+  return expr.kind === 'property';
+}
+
+function sqlOperator(operator: 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le'): '=' | '<>' | '<' | '<=' | '>' | '>=' {
+  switch (operator) {
+    case 'eq':
+      return '=';
+    case 'ne':
+      return '<>';
+    case 'gt':
+      return '>';
+    case 'ge':
+      return '>=';
+    case 'lt':
+      return '<';
+    case 'le':
+      return '<=';
+  }
+}
+
+function mirror<T extends 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le'>(
+  operator: T,
+): 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le' {
+  switch (operator) {
+    case 'gt':
+      return 'lt';
+    case 'ge':
+      return 'le';
+    case 'lt':
+      return 'gt';
+    case 'le':
+      return 'ge';
+    default:
+      return operator;
+  }
+}
+
+/** `%`, `_` and the escape character itself are literal characters in contains/startswith/endswith. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function instantLiteral(epochMilliseconds: number): LiteralValue {
+  return {
+    type: 'Edm.DateTimeOffset',
+    value: new Date(epochMilliseconds).toISOString(),
+    epochMilliseconds,
+    offsetMinutes: 0,
+  };
+}
+
+/** 501 at the construct: `what` is not translated for this dialect (docs/backends.md lists what is). */
+function unsupportedIn(
+  dialect: SqlDialectName,
+  target: string,
+  expr: { readonly span: { start: number } },
+  what: string,
+): ODataError {
+  return errorAt('NotImplemented', `${what} is not supported by the ${dialect} SQL dialect`, target, expr.span.start);
+}
+
+/** SQLite keeps Edm.Decimal as an integer scaled by 10^scale: the property must say its scale, and fit Int64. */
+function sqliteScale(property: Property, unsupported: (what: string) => ODataError): number {
+  const scale = property.scale;
+  if (scale === undefined || (property.precision ?? 19) > 18) {
+    throw unsupported(
+      `The decimal property ${property.name} (SQLite keeps decimals as scaled 64-bit integers, so it needs a scale and a precision of at most 18)`,
+    );
+  }
+  return scale;
+}
+
+/**
+ * For a decimal literal and a column scale: the scaled integer the literal equals (when it has no more digits
+ * than the scale), and the floor and ceiling of literal × 10^scale, so that comparisons stay between integers.
+ */
+export function scaledBounds(literal: string, scale: number): { exact?: bigint; floor: bigint; ceiling: bigint } {
+  const negative = literal.startsWith('-');
+  const digits = literal.replace(/^[-+]/, '');
+  const [whole = '0', fraction = ''] = digits.split('.');
+  const kept = fraction.slice(0, scale).padEnd(scale, '0');
+  const rest = fraction.slice(scale);
+  const magnitude = BigInt(`${whole}${kept}` || '0');
+  const exactTail = /^0*$/.test(rest);
+  const truncated = negative ? -magnitude : magnitude;
+  if (exactTail) return { exact: truncated, floor: truncated, ceiling: truncated };
+  // truncation moved toward zero: below the value when positive, above it when negative
+  return negative ? { floor: truncated - 1n, ceiling: truncated } : { floor: truncated, ceiling: truncated + 1n };
+}

@@ -1,0 +1,170 @@
+// The functions the sqlite dialect's SQL calls (sqlite.ts), registered on a better-sqlite3 connection. Each is the
+// memory backend's own code for the same operation, so SQLite and memory agree by construction where SQLite has no
+// exact native equivalent. All are deterministic and null in, null out.
+import {
+  addDecimal,
+  ceilingDecimal,
+  compareDecimal,
+  decimalToNumber,
+  decimalToString,
+  divDecimal,
+  floorDecimal,
+  modDecimal,
+  mulDecimal,
+  parseDecimal,
+  roundDecimal,
+  subDecimal,
+  type Decimal,
+} from '../memory/decimal.js';
+import { matchesPatternRegExp, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../memory/text.js';
+import { NUMBER_SYNTAX } from './common.js';
+
+/** The part of a better-sqlite3 `Database` this needs (structural, so the driver stays the caller's choice). */
+export interface SqliteFunctionHost {
+  function(
+    name: string,
+    options: { readonly deterministic?: boolean; readonly safeIntegers?: boolean },
+    implementation: (...args: never[]) => unknown,
+  ): unknown;
+}
+
+type SqliteValue = string | number | bigint | Uint8Array | null;
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const INT32_MIN = -(2n ** 31n);
+const INT32_MAX = 2n ** 31n - 1n;
+const numberSyntax = new RegExp(NUMBER_SYNTAX);
+
+const decimal = (v: SqliteValue): Decimal | undefined =>
+  v === null || v instanceof Uint8Array ? undefined : parseDecimal(v);
+const text = (d: Decimal | null | undefined): string | null =>
+  d === null || d === undefined ? null : decimalToString(d);
+const int64 = (n: bigint): bigint | null => (n < INT64_MIN || n > INT64_MAX ? null : n);
+const integer = (v: SqliteValue): bigint | undefined =>
+  typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : undefined;
+const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
+
+/** Registers every odata_* function the sqlite dialect emits. Call once per connection. */
+export function registerSqliteFunctions(db: SqliteFunctionHost): void {
+  const define = (name: string, implementation: (...args: SqliteValue[]) => unknown): void => {
+    db.function(name, { deterministic: true, safeIntegers: true }, implementation as (...args: never[]) => unknown);
+  };
+
+  // decimals: stored as scaled integers, computed as exact text
+  define('odata_decimal', (scaled, scale) => {
+    const n = integer(scaled);
+    return n === undefined ? null : text(parseDecimal(`${n}e-${Number(scale)}`));
+  });
+  define('odata_dec', (op, a, b) => {
+    const x = decimal(a);
+    const y = decimal(b);
+    if (x === undefined || y === undefined) return null;
+    switch (op) {
+      case 'add':
+        return text(addDecimal(x, y));
+      case 'sub':
+        return text(subDecimal(x, y));
+      case 'mul':
+        return text(mulDecimal(x, y));
+      case 'mod':
+        return text(modDecimal(x, y));
+      default: // div, divby
+        return text(divDecimal(x, y));
+    }
+  });
+  define('odata_dec_cmp', (a, b) => {
+    const x = decimal(a);
+    const y = decimal(b);
+    return x === undefined || y === undefined ? null : BigInt(compareDecimal(x, y));
+  });
+  define('odata_dec_key', (a) => {
+    const x = decimal(a);
+    return x === undefined ? null : decimalSortKey(x);
+  });
+  define('odata_dec_double', (a) => {
+    const x = decimal(a);
+    return x === undefined ? null : decimalToNumber(x);
+  });
+  define('odata_text_dec', (a) => (typeof a === 'string' && numberSyntax.test(a) ? text(parseDecimal(a)) : null));
+  define('odata_round', (name, a, kind) => {
+    if (a === null) return null;
+    if (kind === 'double') {
+      const x = Number(a);
+      return name === 'round' ? roundHalfAway(x) : name === 'floor' ? Math.floor(x) : Math.ceil(x);
+    }
+    const x = decimal(a);
+    if (x === undefined) return null;
+    return text(name === 'round' ? roundDecimal(x) : name === 'floor' ? floorDecimal(x) : ceilingDecimal(x));
+  });
+  define('odata_to_int', (a, kind, target) => {
+    if (a === null) return null;
+    let n: bigint;
+    if (kind === 'double') {
+      const x = roundHalfAway(Number(a));
+      if (!Number.isFinite(x)) return null;
+      n = BigInt(x);
+    } else {
+      const x = decimal(a);
+      if (x === undefined) return null;
+      n = BigInt(decimalToString(roundDecimal(x)));
+    }
+    return target === 'int32' ? (n < INT32_MIN || n > INT32_MAX ? null : n) : int64(n);
+  });
+
+  // integers: exact, null outside Int64 (SQLite would silently turn an overflow into a float)
+  define('odata_int', (op, a, b) => {
+    const x = integer(a);
+    const y = integer(b);
+    if (x === undefined || y === undefined) return null;
+    switch (op) {
+      case 'add':
+        return int64(x + y);
+      case 'sub':
+        return int64(x - y);
+      case 'mul':
+        return int64(x * y);
+      case 'div':
+        return y === 0n ? null : int64(x / y);
+      default: // mod
+        return y === 0n ? null : x % y;
+    }
+  });
+  define('odata_fmod', (a, b) => {
+    if (a === null || b === null) return null;
+    const y = Number(b);
+    return y === 0 ? null : Number(a) % y;
+  });
+
+  // text
+  define('odata_lower', (s) => (typeof s === 'string' ? toLowerSimple(s) : null));
+  define('odata_upper', (s) => (typeof s === 'string' ? toUpperSimple(s) : null));
+  define('odata_trim', (s) => (typeof s === 'string' ? trimWhiteSpace(s) : null));
+  const patterns = new Map<string, RegExp | undefined>();
+  define('odata_matches', (s, p) => {
+    if (typeof s !== 'string' || typeof p !== 'string') return null;
+    let regexp = patterns.get(p);
+    if (regexp === undefined && !patterns.has(p)) {
+      regexp = matchesPatternRegExp(p);
+      if (patterns.size > 1000) patterns.clear();
+      patterns.set(p, regexp);
+    }
+    return regexp === undefined ? null : regexp.test(s) ? 1n : 0n;
+  });
+}
+
+/**
+ * Text whose binary order is the decimal's numeric order: a sign class, then the position of the leading digit
+ * (offset to be non-negative, fixed width), then the digits; a negative value's exponent and digits are
+ * complemented, and a terminator above every digit makes a shorter digit string sort after its extensions.
+ */
+export function decimalSortKey(d: Decimal): string {
+  const c = d.coefficient;
+  if (c === 0n) return 'B';
+  const negative = c < 0n;
+  const digits = (negative ? -c : c).toString();
+  const leading = digits.length - 1 + d.exponent + 500_000; // |exponent| is bounded far below this
+  if (!negative) return `C${String(leading).padStart(7, '0')}${digits}`;
+  const complement = digits.replace(/\d/g, (x) => String(9 - Number(x)));
+  return `A${String(9_999_999 - leading).padStart(7, '0')}${complement}~`;
+}

@@ -1,0 +1,33 @@
+// odata-engine/sql: a bound query as parameterized SQL for SQLite, PostgreSQL and MySQL/MariaDB (docs/backends.md).
+import type { BoundQuery } from '../../validate/bound.js';
+import { dialects } from './dialects.js';
+import { SqlEmitter, type SqlOptions, type SqlStatement } from './emit.js';
+
+export type { SqlDialectName, SqlParam } from './dialect.js';
+export type { SqlOptions, SqlStatement, SqlTable } from './emit.js';
+export { MAX_SQL_LENGTH, escapeLike } from './emit.js';
+export { createTableSql, columnType, decodeRow, decodeValue, encodeValue, type CreateTableOptions } from './storage.js';
+export { registerSqliteFunctions, type SqliteFunctionHost } from './functions.js';
+export { mysqlSessionSql } from './mysql.js';
+
+function emitter(bound: BoundQuery, options: SqlOptions): SqlEmitter {
+  return new SqlEmitter(dialects[options.dialect], options, bound.entityType);
+}
+
+/** The full SELECT: the selected columns (named after their properties), WHERE, ORDER BY and LIMIT/OFFSET. */
+export function toSql(bound: BoundQuery, options: SqlOptions): SqlStatement {
+  const e = emitter(bound, options);
+  return e.finish(e.select(bound));
+}
+
+/** The condition alone, reading the table through the alias `t0`, for a statement of your own. */
+export function toSqlWhere(bound: BoundQuery, options: SqlOptions): SqlStatement {
+  const e = emitter(bound, options);
+  return e.finish(e.where(bound));
+}
+
+/** `SELECT COUNT(*) AS count` of the rows matching the filter (and scope), for `$count`. */
+export function toSqlCount(bound: BoundQuery, options: SqlOptions): SqlStatement {
+  const e = emitter(bound, options);
+  return e.finish(e.count(bound));
+}

@@ -1,0 +1,94 @@
+// SQLite: text compares by code point with the BINARY collation and counts characters in length/instr/substr, so
+// those are native. What SQLite lacks or gets wrong for OData (Unicode case mapping, exact decimals, overflow-safe
+// integers, half-away rounding, regular expressions) runs as functions that `registerSqliteFunctions` (functions.ts)
+// adds to the connection: the same code the memory backend runs, so the two agree by construction.
+import type { Dialect, Sql } from './dialect.js';
+
+const fn = (name: string, ...args: Sql[]): Sql => `${name}(${args.join(', ')})`;
+const word = (w: string): Sql => `'${w}'`; // a fixed keyword of ours, never user text
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
+  placeholder: () => '?',
+  typedParam: (param) => param,
+  true: '1',
+  false: '0',
+  nullSafeEqual: (a, b) => `(${a} IS ${b})`,
+  ordinal: (a) => `(${a} COLLATE BINARY)`,
+  length: (s) => fn('length', s),
+  position: (s, t) => fn('instr', s, t),
+  substring: (s, start, count) => (count === undefined ? fn('substr', s, start) : fn('substr', s, start, count)),
+  concat: (a, b) => `(${a} || ${b})`,
+  lower: (s) => fn('odata_lower', s),
+  upper: (s) => fn('odata_upper', s),
+  trim: (s) => fn('odata_trim', s),
+  // SQLite's LIKE ignores ASCII case: compare substrings instead (exact, and null in null out)
+  textMatch: (kind, s, t) =>
+    kind === 'contains'
+      ? `(instr(${s}, ${t}) > 0)`
+      : kind === 'startswith'
+        ? `(substr(${s}, 1, length(${t})) = ${t})`
+        : `(substr(${s}, length(${s}) - length(${t}) + 1) = ${t})`, // a start ≤ 0 gives a suffix shorter than t
+  like: (s, pattern) => `(${s} LIKE ${pattern} ESCAPE '\\')`,
+  matchesPattern: (s, pattern) => fn('odata_matches', s, pattern),
+  integerArithmetic: (op, a, b) => fn('odata_int', word(op), a, b),
+  decimalArithmetic: (op, a, b) => fn('odata_dec', word(op), a, b),
+  doubleArithmetic: (op, a, b) => {
+    switch (op) {
+      case 'add':
+        return `(${a} + ${b})`;
+      case 'sub':
+        return `(${a} - ${b})`;
+      case 'mul':
+        return `(${a} * ${b})`;
+      case 'div':
+        return `(${a} / NULLIF(${b}, 0.0))`;
+      case 'mod':
+        return fn('odata_fmod', a, b);
+    }
+  },
+  negate: (a, type) =>
+    type === 'Edm.Decimal'
+      ? fn('odata_dec', word('sub'), word('0'), a)
+      : type === 'Edm.Double'
+        ? `(-${a})`
+        : fn('odata_int', word('sub'), '0', a),
+  rounding: (name, a, type) => fn('odata_round', word(name), a, word(type === 'Edm.Double' ? 'double' : 'decimal')),
+  convertNumber: (a, from, to) => {
+    if (to === 'Edm.Int64' || from === to) return a;
+    if (to === 'Edm.Double') return from === 'Edm.Decimal' ? fn('odata_dec_double', a) : `CAST(${a} AS REAL)`;
+    return `CAST(${a} AS TEXT)`; // an integer's text is its decimal
+  },
+  compareDecimal: (a, op, b) => `(odata_dec_cmp(${a}, ${b}) ${op} 0)`,
+  decimalSortKey: (a) => fn('odata_dec_key', a),
+  numberToText: (a, from) => (from === 'Edm.Decimal' ? a : `CAST(${a} AS TEXT)`),
+  textToDecimal: (a) => fn('odata_text_dec', a),
+  toInteger: (a, from, to) =>
+    fn(
+      'odata_to_int',
+      a,
+      word(from === 'Edm.Double' ? 'double' : 'decimal'),
+      word(to === 'Edm.Int32' ? 'int32' : 'int64'),
+    ),
+  datePart: (part, a) =>
+    part === 'year'
+      ? `CAST(substr(${a}, 1, 4) AS INTEGER)`
+      : part === 'month'
+        ? `CAST(substr(${a}, 6, 2) AS INTEGER)`
+        : `CAST(substr(${a}, 9, 2) AS INTEGER)`,
+  timePart: (part, a) =>
+    part === 'hour'
+      ? `CAST(substr(${a}, 12, 2) AS INTEGER)`
+      : part === 'minute'
+        ? `CAST(substr(${a}, 15, 2) AS INTEGER)`
+        : part === 'second'
+          ? `CAST(substr(${a}, 18, 2) AS INTEGER)`
+          : `(CAST(substr(${a}, 21, 3) AS INTEGER) / 1000.0)`,
+  dateOf: (a) => fn('substr', a, '1', '10'),
+  dateToInstant: (a) => `(${a} || 'T00:00:00.000Z')`,
+  now: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+  limit: (top, skip) =>
+    top === undefined && skip === undefined ? '' : `LIMIT ${top ?? '-1'}${skip === undefined ? '' : ` OFFSET ${skip}`}`,
+  orderItem: (expr, direction) => `${expr} ${direction === 'asc' ? 'ASC' : 'DESC'}`, // nulls first ascending, last descending: SQLite's default
+};

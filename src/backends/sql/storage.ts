@@ -1,0 +1,348 @@
+// How each EDM type is kept in each database: the column types (createTableSql), the parameter form of a literal
+// (encodeLiteral), and the conversions between stored values and the row values the memory backend and the server
+// use (encodeValue, decodeValue). The emitter relies on these forms; a table made some other way must match them.
+//
+// | EDM type       | SQLite                          | PostgreSQL          | MySQL / MariaDB                      |
+// |----------------|---------------------------------|---------------------|--------------------------------------|
+// | String         | TEXT (BINARY collation)         | text COLLATE "C"    | VARCHAR/LONGTEXT utf8mb4_nopad_bin   |
+// | Boolean        | INTEGER 0/1                     | boolean             | BOOLEAN (0/1)                        |
+// | Int32, Int64   | INTEGER                         | integer, bigint     | INT, BIGINT                          |
+// | Decimal(p,s)   | INTEGER, the value × 10^s       | numeric(p,s)        | DECIMAL(p,s)                         |
+// | Double         | REAL                            | double precision    | DOUBLE                               |
+// | Date           | TEXT YYYY-MM-DD                 | date                | DATE                                 |
+// | DateTimeOffset | TEXT YYYY-MM-DDTHH:MM:SS.sssZ   | timestamptz(3)      | DATETIME(3), in UTC                  |
+// | Guid           | TEXT, lower case                | uuid                | CHAR(36) ascii, lower case           |
+// | Binary         | BLOB                            | bytea               | LONGBLOB                             |
+//
+// SQLite has no decimal type: a scaled integer is exact, orders correctly and can be indexed, so a decimal column
+// in SQLite needs a scale and a precision of at most 18. Text sorts by code point in every dialect through the
+// binary collations above. Instants are UTC with millisecond precision (SEMANTICS.md).
+import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { EntityType, Property } from '../../model/schema.js';
+import type { LiteralValue } from '../../syntax/ast.js';
+import { decimalToString } from '../memory/decimal.js';
+import {
+  readBinary,
+  readBoolean,
+  readDate,
+  readDecimal,
+  readGuid,
+  readInstant,
+  readInt64,
+  readNumber,
+  toDecimal,
+} from '../memory/values.js';
+import type { SqlDialectName, SqlParam } from './dialect.js';
+import { dialects } from './dialects.js';
+
+/** Literals a dialect cannot hold are refused with the reason (the emitter turns it into a 501 at the literal). */
+export type EncodedLiteral = SqlParam | { readonly unsupported: string };
+
+const FOUR_DIGIT_YEAR = /^\d{4}-/;
+
+/** The parameter value for a literal, in the form `typedParam` of the dialect expects. */
+export function encodeLiteral(
+  dialect: SqlDialectName,
+  literal: Exclude<LiteralValue, { type: 'null' }>,
+): EncodedLiteral {
+  switch (literal.type) {
+    case 'Edm.String':
+      return literal.value;
+    case 'Edm.Boolean':
+      return dialect === 'postgres' ? literal.value : literal.value ? 1 : 0;
+    case 'Edm.Int32': // better-sqlite3 binds a number as REAL, a bigint as INTEGER
+      return dialect === 'sqlite' ? BigInt(literal.value) : literal.value;
+    case 'Edm.Int64':
+      return dialect === 'sqlite' ? literal.value : literal.value.toString();
+    case 'Edm.Decimal': {
+      const text = decimalText(literal.value);
+      if (dialect === 'mysql' && !fitsMysqlDecimal(text)) {
+        return { unsupported: `The decimal ${literal.value} (MySQL computes with DECIMAL(65,30))` };
+      }
+      return text;
+    }
+    case 'Edm.Double': {
+      const v = literal.value;
+      if (Number.isNaN(v) && dialect !== 'postgres') return { unsupported: `NaN (${dialect} cannot hold it)` };
+      if (!Number.isFinite(v) && dialect === 'mysql')
+        return { unsupported: `${v > 0 ? 'INF' : '-INF'} (MySQL cannot hold it)` };
+      if (dialect === 'postgres' && !Number.isFinite(v))
+        return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+      return v;
+    }
+    case 'Edm.Date':
+      if (!FOUR_DIGIT_YEAR.test(literal.value) || literal.value.startsWith('0000')) {
+        return {
+          unsupported: `The date ${literal.value} (outside 0001-01-01 … 9999-12-31, the range the databases store)`,
+        };
+      }
+      return literal.value;
+    case 'Edm.DateTimeOffset': {
+      const ms = literal.epochMilliseconds;
+      if (ms < MIN_INSTANT || ms > MAX_INSTANT) {
+        return {
+          unsupported: `The instant ${literal.value} (outside the years 0001 … 9999, the range the databases store)`,
+        };
+      }
+      return instantText(dialect, ms);
+    }
+    case 'Edm.Guid':
+      return literal.value.toLowerCase();
+    case 'Edm.Binary':
+      return Buffer.from(literal.bytes);
+    default:
+      return { unsupported: `A literal of type ${literal.type}` };
+  }
+}
+
+const MIN_INSTANT = new Date('0001-01-01T00:00:00.000Z').getTime();
+const MAX_INSTANT = new Date('9999-12-31T23:59:59.999Z').getTime();
+
+/** An instant in the text form the dialect stores or casts from. */
+function instantText(dialect: SqlDialectName, ms: number): string {
+  const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ within 0001…9999
+  return dialect === 'mysql' ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : iso;
+}
+
+/** A decimal literal's exact digits in plain form (no exponent, no leading `+`). */
+function decimalText(value: string): string {
+  const decimal = toDecimal(value);
+  return decimal === null ? value : decimalToString(decimal);
+}
+
+/** DECIMAL(65,30): at most 35 digits before the point and 30 after. */
+function fitsMysqlDecimal(text: string): boolean {
+  const [whole = '', fraction = ''] = text.replace('-', '').split('.');
+  return whole.replace(/^0+/, '').length <= 35 && fraction.length <= 30;
+}
+
+// ── tables ──────────────────────────────────────────────────────────────────
+
+export interface CreateTableOptions {
+  readonly dialect: SqlDialectName;
+  readonly table: string | readonly [string, string];
+  readonly columns?: Readonly<Record<string, string>>;
+  /** Columns in front of the entity's own (the tenant's site): they lead the primary key. */
+  readonly scopeColumns?: Readonly<Record<string, EdmPrimitiveType>>;
+}
+
+/** `CREATE TABLE` for an entity type in the storage forms the emitter expects. */
+export function createTableSql(entityType: EntityType, options: CreateTableOptions): string {
+  const d = dialects[options.dialect];
+  const name =
+    typeof options.table === 'string'
+      ? d.quoteIdentifier(options.table)
+      : options.table.map((p) => d.quoteIdentifier(p)).join('.');
+  const column = (property: string): string => d.quoteIdentifier(options.columns?.[property] ?? property);
+  const definitions: string[] = [];
+  const key: string[] = [];
+  for (const [scopeColumn, type] of Object.entries(options.scopeColumns ?? {})) {
+    definitions.push(
+      `${d.quoteIdentifier(scopeColumn)} ${columnType(options.dialect, { type, name: scopeColumn, isKey: true, maxLength: 100 })} NOT NULL`,
+    );
+    key.push(d.quoteIdentifier(scopeColumn));
+  }
+  for (const property of entityType.properties.values()) {
+    definitions.push(
+      `${column(property.name)} ${columnType(options.dialect, property)}${property.nullable ? '' : ' NOT NULL'}`,
+    );
+  }
+  key.push(...entityType.key.map((p) => column(p.name)));
+  definitions.push(`PRIMARY KEY (${key.join(', ')})`);
+  const suffix = options.dialect === 'mysql' ? ' DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin' : '';
+  return `CREATE TABLE ${name} (${definitions.join(', ')})${suffix}`;
+}
+
+export function columnType(
+  dialect: SqlDialectName,
+  property: Pick<Property, 'type' | 'name' | 'maxLength' | 'precision' | 'scale' | 'isKey'>,
+): string {
+  const { type } = property;
+  switch (dialect) {
+    case 'sqlite':
+      switch (type) {
+        case 'Edm.String':
+        case 'Edm.Date':
+        case 'Edm.DateTimeOffset':
+        case 'Edm.Guid':
+          return 'TEXT';
+        case 'Edm.Double':
+          return 'REAL';
+        case 'Edm.Binary':
+          return 'BLOB';
+        default:
+          return 'INTEGER';
+      }
+    case 'postgres':
+      switch (type) {
+        case 'Edm.String':
+          return property.maxLength === undefined ? 'text COLLATE "C"' : `varchar(${property.maxLength}) COLLATE "C"`;
+        case 'Edm.Boolean':
+          return 'boolean';
+        case 'Edm.Int32':
+          return 'integer';
+        case 'Edm.Int64':
+          return 'bigint';
+        case 'Edm.Decimal':
+          return property.precision === undefined
+            ? 'numeric'
+            : `numeric(${property.precision}, ${property.scale ?? 0})`;
+        case 'Edm.Double':
+          return 'double precision';
+        case 'Edm.Date':
+          return 'date';
+        case 'Edm.DateTimeOffset':
+          return 'timestamptz(3)';
+        case 'Edm.Guid':
+          return 'uuid';
+        case 'Edm.Binary':
+          return 'bytea';
+        default:
+          return 'text';
+      }
+    case 'mysql':
+      switch (type) {
+        case 'Edm.String':
+          // keys and bounded strings are VARCHAR (indexable); unbounded text is LONGTEXT
+          return property.maxLength !== undefined && property.maxLength <= 16_000
+            ? `VARCHAR(${property.maxLength}) COLLATE utf8mb4_nopad_bin`
+            : property.isKey
+              ? 'VARCHAR(768) COLLATE utf8mb4_nopad_bin'
+              : 'LONGTEXT COLLATE utf8mb4_nopad_bin';
+        case 'Edm.Boolean':
+          return 'BOOLEAN';
+        case 'Edm.Int32':
+          return 'INT';
+        case 'Edm.Int64':
+          return 'BIGINT';
+        case 'Edm.Decimal':
+          return `DECIMAL(${property.precision ?? 38}, ${property.scale ?? (property.precision === undefined ? 10 : 0)})`;
+        case 'Edm.Double':
+          return 'DOUBLE';
+        case 'Edm.Date':
+          return 'DATE';
+        case 'Edm.DateTimeOffset':
+          return 'DATETIME(3)';
+        case 'Edm.Guid':
+          return 'CHAR(36) CHARACTER SET ascii COLLATE ascii_bin';
+        case 'Edm.Binary':
+          return 'LONGBLOB';
+        default:
+          return 'LONGTEXT';
+      }
+  }
+}
+
+// ── row values ──────────────────────────────────────────────────────────────
+
+/**
+ * A row value (the forms docs/backends.md lists for the memory backend) as the parameter that stores it. Returns
+ * undefined for a value the type cannot hold (the caller reports it).
+ */
+export function encodeValue(
+  dialect: SqlDialectName,
+  property: Pick<Property, 'type' | 'scale' | 'name'>,
+  value: unknown,
+): SqlParam | undefined {
+  if (value === null || value === undefined) return null;
+  switch (property.type) {
+    case 'Edm.String':
+      return typeof value === 'string' ? value : undefined;
+    case 'Edm.Boolean': {
+      const b = readBoolean(value);
+      return b === null ? undefined : dialect === 'postgres' ? b : b ? 1 : 0;
+    }
+    case 'Edm.Int32': {
+      const n = readNumber(value);
+      return n === null || !Number.isInteger(n) ? undefined : n;
+    }
+    case 'Edm.Int64': {
+      const n = readInt64(value);
+      return n === null ? undefined : dialect === 'sqlite' ? n : n.toString();
+    }
+    case 'Edm.Decimal': {
+      const raw = readDecimal(value);
+      const d = raw === null ? null : toDecimal(raw);
+      if (d === null) return undefined;
+      if (dialect !== 'sqlite') return decimalToString(d);
+      const scale = property.scale ?? 0;
+      if (d.exponent < -scale) return undefined; // more fraction digits than the column keeps
+      return d.coefficient * 10n ** BigInt(d.exponent + scale);
+    }
+    case 'Edm.Double': {
+      const n = readNumber(value);
+      return n === null ? undefined : n;
+    }
+    case 'Edm.Date':
+      return readDate(value) ?? undefined;
+    case 'Edm.DateTimeOffset': {
+      const ms = readInstant(value);
+      return ms === null || ms < MIN_INSTANT || ms > MAX_INSTANT ? undefined : instantText(dialect, ms);
+    }
+    case 'Edm.Guid':
+      return readGuid(value)?.toLowerCase() ?? undefined;
+    case 'Edm.Binary': {
+      const bytes = readBinary(value);
+      return bytes === null ? undefined : Buffer.from(bytes);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A value as a driver returned it, in the row form of docs/backends.md (decimals and Int64 as exact text). */
+export function decodeValue(
+  dialect: SqlDialectName,
+  property: Pick<Property, 'type' | 'scale'>,
+  raw: unknown,
+): unknown {
+  if (raw === null || raw === undefined) return null;
+  switch (property.type) {
+    case 'Edm.Boolean':
+      return typeof raw === 'boolean' ? raw : Number(raw) !== 0;
+    case 'Edm.Int64':
+      return typeof raw === 'bigint' ? raw.toString() : String(raw);
+    case 'Edm.Int32':
+    case 'Edm.Double':
+      return typeof raw === 'number' ? raw : Number(raw);
+    case 'Edm.Decimal': {
+      if (dialect === 'sqlite') {
+        const scaled = BigInt(raw as number | bigint);
+        return decimalToString(toDecimal(`${scaled}e-${property.scale ?? 0}`) ?? toDecimal(0)!);
+      }
+      const d = toDecimal(raw as string);
+      return d === null ? raw : decimalToString(d);
+    }
+    case 'Edm.Date':
+      if (raw instanceof Date) {
+        // drivers that parse DATE make a local midnight
+        return `${String(raw.getFullYear()).padStart(4, '0')}-${String(raw.getMonth() + 1).padStart(2, '0')}-${String(raw.getDate()).padStart(2, '0')}`;
+      }
+      return String(raw).slice(0, 10);
+    case 'Edm.DateTimeOffset': {
+      if (raw instanceof Date) return raw.toISOString();
+      const text = String(raw);
+      // MySQL's DATETIME text is UTC without a zone
+      return /[zZ]|[+-]\d\d:?\d\d$/.test(text)
+        ? new Date(text).toISOString()
+        : new Date(`${text.replace(' ', 'T')}Z`).toISOString();
+    }
+    case 'Edm.Guid':
+      return String(raw).toLowerCase();
+    case 'Edm.Binary':
+      return raw instanceof Uint8Array ? new Uint8Array(raw) : raw;
+    default:
+      return raw;
+  }
+}
+
+/** A whole row from the driver into row form, for the given properties (keyed by property name). */
+export function decodeRow(
+  dialect: SqlDialectName,
+  properties: readonly Property[],
+  raw: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const property of properties) row[property.name] = decodeValue(dialect, property, raw[property.name]);
+  return row;
+}

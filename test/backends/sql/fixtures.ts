@@ -1,0 +1,147 @@
+// The entity types and edge values the SQL backend's tests share: one nullable column of every stored type, and a
+// child collection for lambdas and $count.
+import fc from 'fast-check';
+import { defineEntityType, type EntityType } from '../../../src/model/schema.js';
+
+export const Part: EntityType = defineEntityType({
+  name: 'Part',
+  key: ['PartId'],
+  properties: {
+    PartId: { type: 'Edm.Int32' },
+    ThingId: { type: 'Edm.Int32', nullable: false },
+    Q: { type: 'Edm.Int32' },
+    Name: { type: 'Edm.String', maxLength: 40 },
+  },
+});
+
+export const Thing: EntityType = defineEntityType({
+  name: 'Thing',
+  key: ['Id'],
+  properties: {
+    Id: { type: 'Edm.Int32' },
+    S: { type: 'Edm.String', maxLength: 40 },
+    T: { type: 'Edm.String', maxLength: 40 },
+    B: { type: 'Edm.Boolean' },
+    I: { type: 'Edm.Int32' },
+    L: { type: 'Edm.Int64' },
+    D: { type: 'Edm.Decimal', precision: 18, scale: 4 },
+    F: { type: 'Edm.Double' },
+    Day: { type: 'Edm.Date' },
+    At: { type: 'Edm.DateTimeOffset' },
+    G: { type: 'Edm.Guid' },
+  },
+  navigation: { Parts: { target: () => Part, foreignKey: { Id: 'ThingId' } } },
+});
+
+/** Strings that find the traps: case, accents, astral characters, LIKE wildcards, quotes, trailing spaces. */
+export const edgeStrings = [
+  '',
+  'a',
+  'A',
+  'b',
+  'ab',
+  'a ',
+  ' a',
+  "O'Neil",
+  '%',
+  '_',
+  '\\',
+  'a%b_c\\',
+  'é',
+  'É',
+  'ß',
+  'İ',
+  'ǅ',
+  '🚀',
+  'x🚀y',
+  '\uE000',
+  'z',
+  'Z',
+  '\u00a0a\u2003',
+  'aa',
+] as const;
+export const edgeDecimals = [
+  '0',
+  '1',
+  '-1',
+  '0.5',
+  '-0.5',
+  '2.5',
+  '-2.5',
+  '1.5',
+  '0.0001',
+  '-0.0001',
+  '12.3456',
+  '99999999999999.9999',
+  '-99999999999999.9999',
+  '100',
+] as const;
+export const edgeInt32 = [0, 1, -1, 2, 3, -7, 100, 2147483647, -2147483648] as const;
+export const edgeInt64 = [
+  '0',
+  '1',
+  '-1',
+  '3',
+  '9223372036854775807',
+  '-9223372036854775808',
+  '4294967296',
+  '-9007199254740993',
+] as const;
+export const edgeDoubles = [0, 1, -1, 0.5, -0.5, 2.5, -2.5, 0.1, 1e10, -1e-10, 123.456, 1e300] as const;
+export const edgeDates = ['0001-01-01', '1970-01-01', '2024-02-29', '2024-03-01', '9999-12-31'] as const;
+export const edgeInstants = [
+  '0001-01-01T00:00:00.000Z',
+  '1969-12-31T23:59:59.999Z',
+  '1970-01-01T00:00:00.000Z',
+  '2024-02-29T12:30:45.678Z',
+  '2024-02-29T00:00:00.000Z',
+  '2024-03-01T23:59:59.001Z',
+  '9999-12-31T23:59:59.999Z',
+] as const;
+export const edgeGuids = [
+  '00000000-0000-0000-0000-000000000000',
+  '0a1b2c3d-4e5f-6789-abcd-ef0123456789',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+] as const;
+
+const nullable = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { nil: null, freq: 4 });
+
+export type Row = Record<string, unknown>;
+
+export const thingRow = (id: number): fc.Arbitrary<Row> =>
+  fc.record({
+    Id: fc.constant(id),
+    S: nullable(fc.constantFrom(...edgeStrings)),
+    T: nullable(fc.constantFrom(...edgeStrings)),
+    B: nullable(fc.boolean()),
+    I: nullable(fc.oneof(fc.constantFrom(...edgeInt32), fc.integer({ min: -20, max: 20 }))),
+    L: nullable(fc.constantFrom(...edgeInt64)),
+    D: nullable(fc.constantFrom(...edgeDecimals)),
+    F: nullable(fc.constantFrom(...edgeDoubles)),
+    Day: nullable(fc.constantFrom(...edgeDates)),
+    At: nullable(fc.constantFrom(...edgeInstants)),
+    G: nullable(fc.constantFrom(...edgeGuids)),
+  });
+
+/** Up to 10 things with ids 1..n, and up to 3 parts for each. */
+export const dataSet: fc.Arbitrary<{ things: Row[]; parts: Row[] }> = fc
+  .integer({ min: 0, max: 10 })
+  .chain((n) =>
+    fc.tuple(
+      fc.tuple(...Array.from({ length: n }, (_, i) => thingRow(i + 1))),
+      fc.array(
+        fc.record({
+          ThingId: fc.integer({ min: 1, max: Math.max(n, 1) }),
+          Q: nullable(fc.integer({ min: -3, max: 3 })),
+          Name: nullable(fc.constantFrom(...edgeStrings)),
+        }),
+        { maxLength: 3 * n },
+      ),
+    ),
+  )
+  .map(([things, parts]) => ({ things, parts: parts.map((p, i) => ({ PartId: i + 1, ...p })) }));
+
+/** Things with their parts attached (`row.Parts`), the form the memory backend reads navigation from. */
+export function withParts(things: readonly Row[], parts: readonly Row[]): Row[] {
+  return things.map((t) => ({ ...t, Parts: parts.filter((p) => p.ThingId === t.Id) }));
+}
