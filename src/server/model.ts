@@ -3,7 +3,8 @@
 // where the two differ (set names, the Accounts and MeterReadings fields, the work-order actions).
 //
 // Conventions applied where MODEL.md leaves a facet implicit:
-// - Money is Decimal(19,4); quantities, hours and meter readings are Decimal(12,2).
+// - Money is Decimal(18,4) (up to 99,999,999,999,999.9999: a scaled 64-bit integer, how SQLite stores decimals);
+//   quantities, hours and meter readings are Decimal(12,2).
 // - A field keeps the length it has where MODEL.md states it: Account String(30), PartID String(40),
 //   VendorID/WorkOrderID/PRNumber/PONumber/BlanketPONumber String(20), Buyer/RequestedBy/people String(40),
 //   Description String(200) (Accounts: 100), UnitOfMeasure String(10), Currency String(3), PaymentTerms String(20);
@@ -25,7 +26,7 @@ function string(maxLength: number | undefined, facets: Facets = {}): PropertyDef
 }
 const money = (facets: Facets = {}): PropertyDefinition => ({
   type: 'Edm.Decimal',
-  precision: 19,
+  precision: 18,
   scale: 4,
   ...facets,
 });

@@ -447,7 +447,7 @@ describe('CSDL XML of the service model', () => {
     expect(attributesOf(property('PurchaseOrder', 'FreightAmount'))).toEqual({
       Name: 'FreightAmount',
       Type: 'Edm.Decimal',
-      Precision: '19',
+      Precision: '18',
       Scale: '4',
     });
     expect(attributesOf(property('PurchaseOrder', 'CreatedDate'))).toMatchObject({ Nullable: 'false', Precision: '3' });

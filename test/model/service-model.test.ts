@@ -193,7 +193,7 @@ describe('facts from MODEL.md', () => {
     });
     expect(facets(PRLineItem, 'ExtendedCost')).toMatchObject({
       type: 'Edm.Decimal',
-      precision: 19,
+      precision: 18,
       scale: 4,
       computed: true,
     });

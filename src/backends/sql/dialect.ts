@@ -25,8 +25,11 @@ export interface Dialect {
 
   /** Null-safe equality (`null = null` is true), never null. */
   nullSafeEqual(a: Sql, b: Sql): Sql;
-  /** Wraps a string operand so that comparison and ordering are by code point (binary UTF-8 order). */
-  ordinal(a: Sql): Sql;
+  /**
+   * Wraps a string operand so that comparison and ordering are by code point (binary UTF-8 order). `column` says
+   * the operand is a bare column, whose storage collation (storage.ts) a dialect may rely on to keep its index usable.
+   */
+  ordinal(a: Sql, column?: boolean): Sql;
 
   // Strings: code points, 0-based where OData is (SEMANTICS.md).
   length(s: Sql): Sql;
@@ -39,10 +42,19 @@ export interface Dialect {
   upper(s: Sql): Sql;
   /** `trim`: `param` makes a string parameter (for the set of White_Space characters). */
   trim(s: Sql, param: (value: string) => Sql): Sql;
-  /** contains/startswith/endswith without LIKE, for a dialect whose LIKE is not exact; else the emitter uses `like`. */
-  textMatch?(kind: 'contains' | 'startswith' | 'endswith', s: Sql, t: Sql): Sql;
-  /** `s LIKE pattern` where the pattern escapes `%`, `_` and `\` with `\`. */
-  like(s: Sql, pattern: Sql): Sql;
+  /**
+   * contains/startswith/endswith without LIKE, for a dialect whose LIKE is not exact; else the emitter uses `like`.
+   * `literal` is the second argument's text when it is a literal (`param` makes a string parameter).
+   */
+  textMatch?(
+    kind: 'contains' | 'startswith' | 'endswith',
+    s: Sql,
+    t: Sql,
+    literal: string | undefined,
+    param: (value: string) => Sql,
+  ): Sql;
+  /** `s LIKE pattern` where the pattern escapes `%`, `_` and `\` with `\` (`column` as for `ordinal`). */
+  like(s: Sql, pattern: Sql, column: boolean): Sql;
   /** `matchesPattern`; undefined when the dialect has no ECMAScript-compatible regular expressions. */
   matchesPattern?(s: Sql, pattern: Sql): Sql;
 

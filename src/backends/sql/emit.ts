@@ -76,8 +76,10 @@ export class SqlEmitter {
   /** The condition alone (the scope conditions and the filter), reading the root table through alias `t0`. */
   where(bound: BoundQuery): Sql {
     const parts = this.scopeConditions(this.root);
-    if (bound.filter !== undefined) parts.push(`(${this.boolean(bound.filter, 'where')})`);
-    return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
+    if (bound.filter === undefined) return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
+    const filter = this.boolean(bound.filter, 'where');
+    // the scope is ANDed with the whole filter, parenthesized, so no `or` in it can reach other scopes' rows
+    return parts.length === 0 ? filter : `${parts.join(' AND ')} AND (${filter})`;
   }
 
   select(bound: BoundQuery): Sql {
@@ -288,7 +290,7 @@ export class SqlEmitter {
       type === 'Edm.String' &&
       (operator !== 'eq' && operator !== 'ne' ? true : !isColumn(left) && !isColumn(right))
     ) {
-      a = d.ordinal(a);
+      a = d.ordinal(a, isColumn(left));
     }
     if (operator === 'eq' || operator === 'ne') {
       const eq = operator === 'eq';
@@ -433,8 +435,13 @@ export class SqlEmitter {
       case 'contains':
       case 'startswith':
       case 'endswith': {
-        if (d.textMatch !== undefined) return d.textMatch(expr.name, a0!, a1!);
-        return d.like(a0!, this.likePattern(expr.args[1]!, expr.name, a1!));
+        if (d.textMatch !== undefined) {
+          const second = expr.args[1]!;
+          const literal =
+            second.kind === 'literal' && second.value.type === 'Edm.String' ? second.value.value : undefined;
+          return d.textMatch(expr.name, a0!, a1!, literal, (value) => this.param(value, 'Edm.String'));
+        }
+        return d.like(a0!, this.likePattern(expr.args[1]!, expr.name, a1!), isColumn(expr.args[0]!));
       }
       case 'indexof':
         return `(${d.position(a0!, a1!)} - 1)`;
@@ -600,7 +607,7 @@ export class SqlEmitter {
     }
     const value = this.value(expr);
     if (expr.type === 'Edm.Decimal') return d.decimalSortKey(value);
-    if (expr.type === 'Edm.String') return d.ordinal(value);
+    if (expr.type === 'Edm.String') return d.ordinal(value, isColumn(expr));
     return value;
   }
 }

@@ -4,7 +4,9 @@ import { nullOutside, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './
 import type { Dialect, Sql } from './dialect.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
-const ordinal = (a: Sql): Sql => `(${a} COLLATE ${BINARY})`;
+// A bare column already has the binary collation (createTableSql); an explicit COLLATE on it, even the same one,
+// would keep MariaDB from using its index.
+const ordinal = (a: Sql, column = false): Sql => (column ? a : `(${a} COLLATE ${BINARY})`);
 const exactInt = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64'): Sql =>
   `CAST(${nullOutside(exact, ...rangeOf(type))} AS SIGNED)`;
 const wide = (a: Sql): Sql => `CAST(${a} AS DECIMAL(65,0))`;
@@ -49,7 +51,7 @@ export const mysqlDialect: Dialect = {
   lower: (s) => `LOWER(${ordinal(s)})`,
   upper: (s) => `UPPER(${ordinal(s)})`,
   trim: (s, param) => `REGEXP_REPLACE(${s}, ${param(`^[${WHITE_SPACE_CLASS}]+|[${WHITE_SPACE_CLASS}]+$`)}, '')`,
-  like: (s, pattern) => `(${ordinal(s)} LIKE ${pattern})`, // the default escape character is the backslash
+  like: (s, pattern, column) => `(${ordinal(s, column)} LIKE ${pattern})`, // the default escape character is the backslash
   integerArithmetic: (op, a, b) => {
     switch (op) {
       case 'div': // truncating quotient, exactly: (a − a mod b) / b divides evenly

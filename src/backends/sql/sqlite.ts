@@ -4,6 +4,11 @@
 // adds to the connection: the same code the memory backend runs, so the two agree by construction.
 import type { Dialect, Sql } from './dialect.js';
 
+/** GLOB's special characters `*`, `?` and `[` as one-character classes; `]` alone is literal. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[]/g, (c) => `[${c}]`);
+}
+
 const fn = (name: string, ...args: Sql[]): Sql => `${name}(${args.join(', ')})`;
 const word = (w: string): Sql => `'${w}'`; // a fixed keyword of ours, never user text
 
@@ -23,13 +28,19 @@ export const sqliteDialect: Dialect = {
   lower: (s) => fn('odata_lower', s),
   upper: (s) => fn('odata_upper', s),
   trim: (s) => fn('odata_trim', s),
-  // SQLite's LIKE ignores ASCII case: compare substrings instead (exact, and null in null out)
-  textMatch: (kind, s, t) =>
-    kind === 'contains'
+  // SQLite's LIKE ignores ASCII case. A literal becomes a GLOB pattern (case-sensitive, and a prefix can use an
+  // index); an expression is compared by substrings. Both are null in, null out.
+  textMatch: (kind, s, t, literal, param) => {
+    if (literal !== undefined) {
+      const glob = escapeGlob(literal);
+      return `(${s} GLOB ${param(kind === 'startswith' ? `${glob}*` : kind === 'endswith' ? `*${glob}` : `*${glob}*`)})`;
+    }
+    return kind === 'contains'
       ? `(instr(${s}, ${t}) > 0)`
       : kind === 'startswith'
         ? `(substr(${s}, 1, length(${t})) = ${t})`
-        : `(substr(${s}, length(${s}) - length(${t}) + 1) = ${t})`, // a start ≤ 0 gives a suffix shorter than t
+        : `(substr(${s}, length(${s}) - length(${t}) + 1) = ${t})`; // a start ≤ 0 gives a suffix shorter than t
+  },
   like: (s, pattern) => `(${s} LIKE ${pattern} ESCAPE '\\')`,
   matchesPattern: (s, pattern) => fn('odata_matches', s, pattern),
   integerArithmetic: (op, a, b) => fn('odata_int', word(op), a, b),

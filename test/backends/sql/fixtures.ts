@@ -47,6 +47,8 @@ export const edgeStrings = [
   '_',
   '\\',
   'a%b_c\\',
+  '*?[a]',
+  '[',
   'é',
   'É',
   'ß',
