@@ -6,6 +6,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     memory: 'src/backends/memory/index.ts',
+    sql: 'src/backends/sql/index.ts',
     cli: 'src/server/cli.ts',
   },
   format: ['esm', 'cjs'],

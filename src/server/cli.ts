@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `odata-engine` command line. For now: `explain`, which shows how a query string is read.
+// The `odata-engine` command line. For now: `explain`, which shows how a query string is read and the SQL each
+// dialect runs for it.
 import {
   isODataError,
   parseQuery,
@@ -11,11 +12,13 @@ import {
   type BoundExpr,
   type BoundQuery,
 } from '../index.js';
+import { toSql, type SqlDialectName } from '../backends/sql/index.js';
 import { entitySetNames, plantDataModel } from './model.js';
 
 const usage = `Usage:
   odata-engine explain [SET] '<query string>'   show how the query options are parsed and, given an
                                                 entity set of the service, bound to its entity type
+                                                and translated to SQL for each dialect
 
 Entity sets: ${entitySetNames.join(', ')}
 
@@ -84,8 +87,22 @@ function explain(query: string, setName?: string): number {
         console.error(`Unknown entity set ${setName}; the service has ${entitySetNames.join(', ')}`);
         return 2;
       }
+      const bound = validateQuery(options, type);
       console.log(`\nBound to ${setName} (${type.name}):`);
-      console.log(toJson(describeQuery(validateQuery(options, type))));
+      console.log(toJson(describeQuery(bound)));
+      for (const dialect of ['sqlite', 'postgres', 'mysql'] satisfies SqlDialectName[]) {
+        // tables named after the sets; navigation collections after their target's set
+        const navigation = Object.fromEntries(
+          [...type.navigation.values()].map((nav) => [nav.name, { table: setOf(nav.target().name) ?? nav.name }]),
+        );
+        try {
+          const { sql, params } = toSql(bound, { dialect, table: setName, navigation });
+          console.log(`\nSQL (${dialect}):\n${sql}\nparams: ${toJson(params).replace(/\s*\n\s*/g, ' ')}`);
+        } catch (error) {
+          if (!isODataError(error)) throw error;
+          console.log(`\nSQL (${dialect}): not translated (HTTP ${error.status}): ${error.message}`);
+        }
+      }
     }
     return 0;
   } catch (error) {
@@ -94,6 +111,11 @@ function explain(query: string, setName?: string): number {
     console.error(toJson(toODataErrorBody(error)));
     return 1;
   }
+}
+
+function setOf(typeName: string): string | undefined {
+  for (const [name, type] of plantDataModel.entitySets) if (type.name === typeName) return name;
+  return undefined;
 }
 
 function main(args: readonly string[]): number {

@@ -17,6 +17,18 @@ describe('odata-engine explain', () => {
     expect(stdout).toContain("Canonical: $filter=Status eq 'APPR' and Priority le 2&$top=10");
     expect(stdout).toContain('Bound to WorkOrders (WorkOrder)');
     expect(stdout).toContain('"property": "Priority"');
+    expect(stdout).toContain('SQL (sqlite):\nSELECT');
+    expect(stdout).toContain('WHERE ((t0."Status" = $1::text) AND (t0."Priority" <= $2::int4))');
+    expect(stdout).toContain('SQL (mysql):\nSELECT');
+  });
+
+  it('says which dialect does not translate a construct', () => {
+    const { status, stdout } = run('explain', 'Accounts', "$filter=matchesPattern(Account,'^1')");
+    expect(status).toBe(0);
+    expect(stdout).toContain('SQL (sqlite):\nSELECT');
+    expect(stdout).toMatch(
+      /SQL \(postgres\): not translated \(HTTP 501\): matchesPattern is not supported by the postgres SQL dialect/,
+    );
   });
 
   it('prints the OData error body and fails for a bad query', () => {

@@ -193,6 +193,13 @@ export class SqlEmitter {
   }
 
   private value(expr: BoundExpr): Sql {
+    const sql = this.valueOf(expr);
+    // some translations repeat an operand (exact decimal division): stop before nesting makes them explode
+    if (sql.length > MAX_SQL_LENGTH) throw tooComplex();
+    return sql;
+  }
+
+  private valueOf(expr: BoundExpr): Sql {
     const d = this.dialect;
     switch (expr.kind) {
       case 'literal':
@@ -613,6 +620,10 @@ export class SqlEmitter {
 }
 
 // ── helpers ──────────────────────────────────────────────────────────────────
+
+function tooComplex(): ODataError {
+  return new ODataError('LimitExceeded', `The query is too complex: its SQL would exceed ${MAX_SQL_LENGTH} characters`);
+}
 
 function isColumn(expr: BoundExpr): boolean {
   return expr.kind === 'property';

@@ -1,0 +1,89 @@
+// What the SQL dialects do not translate is refused with a 501 that names the construct, the dialect and where it
+// is in the query, never with SQL that would answer differently from the memory backend.
+import { describe, expect, it } from 'vitest';
+import { isODataError, parseQuery, validateQuery } from '../../../src/index.js';
+import { toSql, type SqlDialectName } from '../../../src/backends/sql/index.js';
+import { defineEntityType } from '../../../src/model/schema.js';
+import { Part, Thing } from './fixtures.js';
+
+const all: readonly SqlDialectName[] = ['sqlite', 'postgres', 'mysql'];
+
+/** [query, the dialects that refuse it, the text the message must contain] */
+const refused: readonly [string, readonly SqlDialectName[], string][] = [
+  ["$filter=matchesPattern(S,'^a')", ['postgres', 'mysql'], 'matchesPattern'],
+  ['$filter=F mod 2e0 eq 0', ['postgres'], 'mod on Edm.Double'],
+  ['$filter=F lt NaN', ['sqlite', 'mysql'], 'NaN'],
+  ['$filter=F lt INF', ['mysql'], 'INF'],
+  ['$filter=D eq 1234567890123456789012345678901234567.5', ['mysql'], 'DECIMAL(65,30)'],
+  ['$filter=D eq 0.0000000000000000000000000000001', ['mysql'], 'DECIMAL(65,30)'],
+  ["$filter=cast(I,Edm.String) eq '1'", ['mysql'], 'cast from Edm.Int32 to Edm.String'],
+  ["$filter=cast(S,Edm.Decimal) eq 1.5", ['postgres', 'mysql'], 'cast from Edm.String to Edm.Decimal'],
+  ["$filter=At add duration'P1D' gt At", all, 'add on Edm.DateTimeOffset'],
+  ['$filter=time(At) eq 12:00:00', all, 'time'],
+  ["$filter=cast(At,Edm.String) eq 'x'", all, 'cast from Edm.DateTimeOffset to Edm.String'],
+];
+
+const bind = (query: string) => validateQuery(parseQuery(query), Thing);
+
+describe('constructs a dialect does not translate', () => {
+  for (const [query, dialects, what] of refused) {
+    it(`${query}: 501 on ${dialects.join(', ')}, SQL elsewhere`, () => {
+      const bound = bind(query);
+      for (const dialect of all) {
+        const options = { dialect, table: 'thing', navigation: { Parts: { table: 'part' } } };
+        if (!dialects.includes(dialect)) {
+          expect(toSql(bound, options).sql, dialect).toMatch(/^SELECT /);
+          continue;
+        }
+        let error: unknown;
+        try {
+          toSql(bound, options);
+        } catch (e) {
+          error = e;
+        }
+        expect(isODataError(error), `${dialect} should refuse ${query}`).toBe(true);
+        if (!isODataError(error)) continue;
+        expect(error.status).toBe(501);
+        expect(error.code).toBe('NotImplemented');
+        expect(error.target).toBe('$filter');
+        expect(error.message).toContain(what);
+        expect(error.message).toContain(`the ${dialect} SQL dialect`);
+        expect(typeof error.position).toBe('number');
+      }
+    });
+  }
+
+  it('names the position of the refused construct', () => {
+    try {
+      toSql(bind("$filter=I eq 1 and matchesPattern(S,'^a')"), { dialect: 'postgres', table: 'thing' });
+      expect.unreachable();
+    } catch (error) {
+      expect(isODataError(error) && error.position).toBe(11);
+    }
+  });
+
+  it('refuses a navigation it was given no table for', () => {
+    expect(() => toSql(bind('$filter=Parts/any()'), { dialect: 'sqlite', table: 'thing' })).toThrow(/options\.navigation\.Parts/);
+  });
+
+  it('refuses a SQLite decimal property without a scale or wider than 18 digits', () => {
+    const Wide = defineEntityType({
+      name: 'Wide',
+      key: ['Id'],
+      properties: { Id: { type: 'Edm.Int32' }, Amount: { type: 'Edm.Decimal', precision: 30, scale: 2 } },
+    });
+    const bound = validateQuery(parseQuery('$filter=Amount gt 1.5'), Wide);
+    expect(() => toSql(bound, { dialect: 'sqlite', table: 'wide' })).toThrow(/scaled 64-bit integers/);
+    expect(toSql(bound, { dialect: 'postgres', table: 'wide' }).sql).toContain('"Amount" > $1::numeric');
+  });
+
+  it('refuses SQL beyond the length limit instead of building it', () => {
+    // nested decimal division repeats its operands; fifteen levels would be gigabytes of SQL
+    const nested = Array.from({ length: 15 }).reduce<string>((x) => `(${x} divby D)`, 'D');
+    expect(() => toSql(bind(`$filter=${nested} gt 0`), { dialect: 'postgres', table: 'thing' })).toThrow(/too complex/);
+  });
+
+  it('keeps Part usable on its own', () => {
+    expect(toSql(validateQuery(parseQuery('$filter=Q gt 1'), Part), { dialect: 'sqlite', table: 'part' }).params).toEqual([1n]);
+  });
+});
