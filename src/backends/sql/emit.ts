@@ -165,6 +165,14 @@ export class SqlEmitter {
     if (typeof encoded === 'object' && encoded !== null && 'unsupported' in encoded) {
       throw this.unsupported(expr, encoded.unsupported);
     }
+    if (typeof encoded === 'object' && encoded !== null && 'invalid' in encoded) {
+      throw errorAt(
+        'InvalidLiteral',
+        `${encoded.invalid} cannot be used with the ${this.dialect.name} SQL dialect`,
+        this.target,
+        expr.span.start,
+      );
+    }
     return this.param(encoded, value.type as EdmPrimitiveType);
   }
 
@@ -176,7 +184,7 @@ export class SqlEmitter {
       case 'comparison':
         return this.comparison(expr, mode);
       case 'logical':
-        return `(${this.boolean(expr.left, mode)} ${expr.operator === 'and' ? 'AND' : 'OR'} ${this.boolean(expr.right, mode)})`;
+        return this.logical(expr, mode);
       case 'not':
         return `(NOT ${this.boolean(expr.operand, 'exact')})`;
       case 'in':
@@ -190,6 +198,30 @@ export class SqlEmitter {
         // a Boolean property, function, cast or case: its value is the condition (null stays null)
         return this.value(expr);
     }
+  }
+
+  /**
+   * A chain of one operator (`a or b or c ...`) as a balanced tree: SQLite refuses expressions nested deeper than
+   * 1,000, and a left-deep chain of 1,200 `or`s is that deep; balanced, it is 11 deep.
+   */
+  private logical(expr: Extract<BoundExpr, { kind: 'logical' }>, mode: Mode): Sql {
+    const operands: BoundExpr[] = [];
+    const pending: BoundExpr[] = [expr];
+    while (pending.length > 0) {
+      const next = pending.pop()!;
+      if (next.kind === 'logical' && next.operator === expr.operator) pending.push(next.right, next.left);
+      else operands.push(next);
+    }
+    return this.balanced(
+      operands.map((operand) => this.boolean(operand, mode)),
+      expr.operator === 'and' ? 'AND' : 'OR',
+    );
+  }
+
+  private balanced(parts: readonly Sql[], operator: 'AND' | 'OR'): Sql {
+    if (parts.length === 1) return parts[0]!;
+    const middle = parts.length >> 1;
+    return `(${this.balanced(parts.slice(0, middle), operator)} ${operator} ${this.balanced(parts.slice(middle), operator)})`;
   }
 
   private value(expr: BoundExpr): Sql {
@@ -366,31 +398,85 @@ export class SqlEmitter {
   }
 
   private in(expr: Extract<BoundExpr, { kind: 'in' }>, mode: Mode): Sql {
-    // `x in (a, b)` is `x eq a or x eq b` (SEMANTICS.md): a plain IN list when nothing can be null
-    const plain =
-      expr.left.type !== 'Edm.Decimal' &&
-      (expr.left.type !== 'Edm.String' || isColumn(expr.left)) &&
-      !expr.left.nullable &&
-      expr.items.every((item) => !item.nullable && item.type !== 'null');
-    if (plain && expr.items.length > 0) {
-      return `(${this.value(expr.left)} IN (${expr.items.map((item) => this.value(item)).join(', ')}))`;
+    // `x in (a, b, null)` is `x eq a or x eq b or x eq null` (SEMANTICS.md). Items that can never be null go into
+    // one IN list (an index can serve it, and a long list stays one flat expression); items that may be null are
+    // compared one by one, null-safely.
+    const d = this.dialect;
+    const { left, items } = expr;
+    if (items.length === 0) return d.false;
+    if (left.type === 'null') {
+      return items.some((item) => item.type === 'null' || item.nullable)
+        ? this.orComparisons(expr, items, mode)
+        : d.false;
     }
-    if (expr.items.length === 0) return this.dialect.false;
-    const parts = expr.items.map((item) =>
-      this.comparison(
-        {
-          kind: 'comparison',
-          type: 'Edm.Boolean',
-          nullable: false,
-          span: expr.span,
-          operator: 'eq',
-          left: expr.left,
-          right: item,
-        },
-        mode,
+    const listable = (item: BoundExpr): boolean => item.type !== 'null' && !item.nullable;
+    const listed = items.filter(listable);
+    const others = items.filter((item) => !listable(item));
+    const parts: Sql[] = [];
+    const list = this.inList(left, listed);
+    if (list !== undefined) {
+      // a null left side makes IN null: false, except where null and false are the same (the top of WHERE)
+      parts.push(left.nullable && mode === 'exact' ? `COALESCE(${list}, ${d.false})` : list);
+    } else if (listed.length > 0) {
+      parts.push(this.orComparisons(expr, listed, mode));
+    }
+    if (others.some((item) => item.type === 'null')) {
+      if (left.nullable) parts.push(`(${this.value(left)} IS NULL)`);
+    }
+    const nullable = others.filter((item) => item.type !== 'null');
+    if (nullable.length > 0) parts.push(this.orComparisons(expr, nullable, mode));
+    return parts.length === 0 ? d.false : this.balanced(parts, 'OR');
+  }
+
+  /** `left IN (items)` for non-null items, or undefined where the dialect must compare them one by one. */
+  private inList(left: BoundExpr, items: readonly BoundExpr[]): Sql | undefined {
+    if (items.length === 0) return undefined;
+    const d = this.dialect;
+    if (left.type === 'Edm.Decimal') {
+      // SQLite: a scaled decimal column against decimal literals is an IN list of scaled integers
+      if (
+        d.name !== 'sqlite' ||
+        left.kind !== 'property' ||
+        !items.every((i) => i.kind === 'literal' && i.value.type === 'Edm.Decimal')
+      ) {
+        return d.name === 'sqlite'
+          ? undefined
+          : `(${this.value(left)} IN (${items.map((i) => this.value(i)).join(', ')}))`;
+      }
+      const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name)!;
+      const scale = sqliteScale(left.property, (what) => this.unsupported(left, what));
+      const exact = items
+        .map((i) =>
+          i.kind === 'literal' && i.value.type === 'Edm.Decimal' ? scaledBounds(i.value.value, scale).exact : undefined,
+        )
+        .filter((n): n is bigint => n !== undefined);
+      if (exact.length === 0) return d.false;
+      return `(${this.column(scope, left.property)} IN (${exact.map((n) => this.param(n, 'Edm.Int64')).join(', ')}))`;
+    }
+    const value = this.value(left);
+    // equality needs the binary collation only where no column supplies it (as for `eq`)
+    const target = left.type === 'Edm.String' && !isColumn(left) ? d.ordinal(value) : value;
+    return `(${target} IN (${items.map((i) => this.value(i)).join(', ')}))`;
+  }
+
+  private orComparisons(expr: Extract<BoundExpr, { kind: 'in' }>, items: readonly BoundExpr[], mode: Mode): Sql {
+    return this.balanced(
+      items.map((item) =>
+        this.comparison(
+          {
+            kind: 'comparison',
+            type: 'Edm.Boolean',
+            nullable: false,
+            span: expr.span,
+            operator: 'eq',
+            left: expr.left,
+            right: item,
+          },
+          mode,
+        ),
       ),
+      'OR',
     );
-    return `(${parts.join(' OR ')})`;
   }
 
   // ── arithmetic ─────────────────────────────────────────────────────────────

@@ -31,7 +31,8 @@ export const sqliteDialect: Dialect = {
   // SQLite's LIKE ignores ASCII case. A literal becomes a GLOB pattern (case-sensitive, and a prefix can use an
   // index); an expression is compared by substrings. Both are null in, null out.
   textMatch: (kind, s, t, literal, param) => {
-    if (literal !== undefined) {
+    if (literal !== undefined && !literal.includes('\u0000')) {
+      // (SQLite reads a GLOB pattern only up to a NUL: such a literal takes the substring path)
       const glob = escapeGlob(literal);
       return `(${s} GLOB ${param(kind === 'startswith' ? `${glob}*` : kind === 'endswith' ? `*${glob}` : `*${glob}*`)})`;
     }

@@ -35,8 +35,11 @@ import {
 import type { SqlDialectName, SqlParam } from './dialect.js';
 import { dialects } from './dialects.js';
 
-/** Literals a dialect cannot hold are refused with the reason (the emitter turns it into a 501 at the literal). */
-export type EncodedLiteral = SqlParam | { readonly unsupported: string };
+/**
+ * Literals a dialect cannot hold are refused with the reason: `unsupported` (a 501: the engine could, this database
+ * cannot) or `invalid` (a 400: no value this database stores could ever match or hold it).
+ */
+export type EncodedLiteral = SqlParam | { readonly unsupported: string } | { readonly invalid: string };
 
 const FOUR_DIGIT_YEAR = /^\d{4}-/;
 
@@ -47,6 +50,9 @@ export function encodeLiteral(
 ): EncodedLiteral {
   switch (literal.type) {
     case 'Edm.String':
+      if (dialect === 'postgres' && literal.value.includes('\u0000')) {
+        return { invalid: 'A string with the character U+0000 (PostgreSQL text cannot hold it)' };
+      }
       return literal.value;
     case 'Edm.Boolean':
       return dialect === 'postgres' ? literal.value : literal.value ? 1 : 0;
