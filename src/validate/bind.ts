@@ -138,7 +138,9 @@ class Binder {
         if (operand.type === 'null' || !(isNumeric(operand.type) || operand.type === 'Edm.Duration')) {
           this.fail('TypeMismatch', expr.span, `Cannot negate ${operand.type}`, 'expected a number or a duration');
         }
-        return { kind: 'negate', type: operand.type, nullable: operand.nullable, operand, span: expr.span };
+        // −(−2^63) is outside Int64, so null
+        const nullable = operand.nullable || operand.type === 'Edm.Int64';
+        return { kind: 'negate', type: operand.type, nullable, operand, span: expr.span };
       }
       case 'call':
         return this.bindCall(expr);
@@ -464,7 +466,7 @@ class Binder {
     return {
       kind: 'call',
       type: chosen.returns,
-      nullable: promoted.some((a) => a.nullable),
+      nullable: promoted.some((a) => a.nullable) || nullWithoutNullArguments(expr.name, promoted),
       name: expr.name,
       args: promoted,
       span: expr.span,
@@ -1086,4 +1088,15 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     ...(options.skip === undefined ? {} : { skip: options.skip }),
     count: options.count ?? false,
   };
+}
+
+/**
+ * Functions that can be null though no argument is: substring with a negative start or length (SEMANTICS.md), and
+ * matchesPattern with a pattern that is not a valid regular expression. Backends trust `nullable: false`.
+ */
+function nullWithoutNullArguments(name: string, args: readonly BoundExpr[]): boolean {
+  if (name === 'substring') {
+    return args.slice(1).some((a) => !(a.kind === 'literal' && a.value.type === 'Edm.Int32' && a.value.value >= 0));
+  }
+  return name === 'matchesPattern';
 }

@@ -859,17 +859,25 @@ function decimalArithmetic(operator: string, a: Decimal, b: Decimal): Decimal | 
   }
 }
 
+/**
+ * A result beyond the Double range from finite operands is null (as an Int64 overflow is): MariaDB cannot hold
+ * infinity, and PostgreSQL raises instead of overflowing, so null is the answer every backend can give.
+ */
+function finite(r: number, a: number, b: number): number | null {
+  return r === Infinity || r === -Infinity ? (Number.isFinite(a) && Number.isFinite(b) ? null : r) : r;
+}
+
 function doubleArithmetic(operator: string, a: number, b: number): number | null {
   switch (operator) {
     case 'add':
-      return a + b;
+      return finite(a + b, a, b);
     case 'sub':
-      return a - b;
+      return finite(a - b, a, b);
     case 'mul':
-      return a * b;
+      return finite(a * b, a, b);
     case 'div':
     case 'divby':
-      return b === 0 ? null : a / b;
+      return b === 0 ? null : finite(a / b, a, b);
     case 'mod':
       return b === 0 ? null : a % b;
     default:
@@ -1332,4 +1340,3 @@ export function compileQuery(bound: BoundQuery): CompiledQuery {
 export function runQuery<R extends Row>(rows: Iterable<R>, bound: BoundQuery): RunResult<R> {
   return compileQuery(bound).run(rows);
 }
-

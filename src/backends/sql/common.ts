@@ -38,3 +38,7 @@ export const WHITE_SPACE_CHARACTERS =
 
 /** A numeric string in the literal syntax (cast from String, SEMANTICS.md). */
 export const NUMBER_SYNTAX = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';
+
+/** The largest finite double, and the magnitude below which a result rounds to zero (2^-1075). */
+export const DOUBLE_MAX = '1.7976931348623157e308';
+export const DOUBLE_ZERO_BELOW = '2.4703282292062328e-324';

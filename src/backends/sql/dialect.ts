@@ -17,8 +17,11 @@ export interface Dialect {
   quoteIdentifier(name: string): string;
   /** The placeholder for the `index`-th parameter (0-based) in textual order. */
   placeholder(index: number): string;
-  /** A typed parameter: `param` is the marker emit.ts made; the dialect adds the cast its database needs. */
-  typedParam(param: Sql, type: EdmPrimitiveType): Sql;
+  /**
+   * A typed parameter: `param` is the marker emit.ts made; the dialect adds the cast its database needs. `value` is
+   * the parameter's value, for a dialect whose cast depends on it (MySQL sizes a DECIMAL to the literal's digits).
+   */
+  typedParam(param: Sql, type: EdmPrimitiveType, value?: SqlParam): Sql;
   /** The Boolean constants, as this dialect's WHERE accepts them. */
   readonly true: Sql;
   readonly false: Sql;
@@ -35,7 +38,7 @@ export interface Dialect {
   length(s: Sql): Sql;
   /** 1-based position of `t` in `s`, 0 when absent. */
   position(s: Sql, t: Sql): Sql;
-  /** `s` from the 1-based `start`, `count` characters (or to the end). Arguments are non-negative. */
+  /** `s` from the 0-based `start`, `count` characters (or to the end). Both are non-negative integers. */
   substring(s: Sql, start: Sql, count?: Sql): Sql;
   concat(a: Sql, b: Sql): Sql;
   lower(s: Sql): Sql;
@@ -68,6 +71,8 @@ export interface Dialect {
   rounding(name: 'round' | 'floor' | 'ceiling', a: Sql, type: 'Edm.Decimal' | 'Edm.Double'): Sql;
   /** A numeric promotion (Int32 → Int64 → Decimal → Double) of a non-null value. */
   convertNumber(a: Sql, from: EdmPrimitiveType, to: EdmPrimitiveType): Sql;
+  /** cast(Double, Edm.Decimal): the double's shortest decimal text as a Decimal (null for INF and NaN). */
+  doubleToDecimal: ((a: Sql) => Sql) | undefined;
   /** Decimal compared with Decimal: `a op b`, exact. */
   compareDecimal(a: Sql, operator: '=' | '<>' | '<' | '<=' | '>' | '>=', b: Sql): Sql;
   /** A Decimal as a sort key that orders exactly. */
@@ -81,6 +86,7 @@ export interface Dialect {
 
   // Dates and instants, stored as each dialect keeps them (storage.ts).
   datePart(part: 'year' | 'month' | 'day', a: Sql, type: 'Edm.Date' | 'Edm.DateTimeOffset'): Sql;
+  /** hour, minute, second (Int32) and fractionalseconds (an exact Decimal: 0.123) of an instant, in UTC. */
   timePart(part: 'hour' | 'minute' | 'second' | 'fractionalseconds', a: Sql): Sql;
   /** The UTC day of an instant, as an Edm.Date value. */
   dateOf(instant: Sql): Sql;

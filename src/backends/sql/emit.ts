@@ -41,6 +41,9 @@ export interface SqlStatement {
 /** Generated SQL beyond this many characters is refused (a 400), so no query can make the emitter run away. */
 export const MAX_SQL_LENGTH = 1_000_000;
 
+const INT64_MAX_BIG = 2n ** 63n - 1n;
+const INT64_MIN_BIG = -(2n ** 63n);
+
 /** mindatetime() and maxdatetime(): the range every backend stores (docs/backends.md). */
 const MIN_DATETIME = new Date('0001-01-01T00:00:00.000Z').getTime();
 const MAX_DATETIME = new Date('9999-12-31T23:59:59.999Z').getTime();
@@ -88,7 +91,10 @@ export class SqlEmitter {
     const where = this.where(bound);
     this.target = '$orderby';
     const order = bound.orderBy
-      .map((item) => d.orderItem(this.sortKey(item.expr), item.direction, item.expr.nullable))
+      // (a property's nullability is its column's; for any other expression PostgreSQL is told explicitly)
+      .map((item) =>
+        d.orderItem(this.sortKey(item.expr), item.direction, item.expr.nullable || item.expr.kind !== 'property'),
+      )
       .join(', ');
     // LIMIT takes a bare placeholder (MySQL allows no CAST there); SQLite needs an integer, not a float
     const count = (n: number): Sql => this.rawParam(d.name === 'sqlite' ? BigInt(n) : n);
@@ -156,7 +162,7 @@ export class SqlEmitter {
   }
 
   private param(value: SqlParam, type: EdmPrimitiveType): Sql {
-    return this.dialect.typedParam(this.rawParam(value), type);
+    return this.dialect.typedParam(this.rawParam(value), type, value);
   }
 
   private literal(value: LiteralValue, expr: BoundExpr): Sql {
@@ -379,6 +385,14 @@ export class SqlEmitter {
     const scale = sqliteScale(left.property, (what) => this.unsupported(expr, what));
     const bounds = scaledBounds(right.value.value, scale);
     const d = this.dialect;
+    if (bounds.floor > INT64_MAX_BIG || bounds.ceiling < INT64_MIN_BIG) {
+      // beyond every value a precision-18 column holds: the comparison is decided by the sign alone
+      const above = bounds.floor > INT64_MAX_BIG;
+      const notNull = left.nullable ? `(${column} IS NOT NULL)` : d.true;
+      if (operator === 'eq') return d.false;
+      if (operator === 'ne') return d.true;
+      return (operator === 'lt' || operator === 'le') === above ? notNull : d.false;
+    }
     const int = (n: bigint): Sql => this.param(n, 'Edm.Int64');
     const notNull = left.nullable ? ` OR ${column} IS NULL` : '';
     switch (operator) {
@@ -449,7 +463,7 @@ export class SqlEmitter {
         .map((i) =>
           i.kind === 'literal' && i.value.type === 'Edm.Decimal' ? scaledBounds(i.value.value, scale).exact : undefined,
         )
-        .filter((n): n is bigint => n !== undefined);
+        .filter((n): n is bigint => n !== undefined && n >= INT64_MIN_BIG && n <= INT64_MAX_BIG);
       if (exact.length === 0) return d.false;
       return `(${this.column(scope, left.property)} IN (${exact.map((n) => this.param(n, 'Edm.Int64')).join(', ')}))`;
     }
@@ -544,9 +558,9 @@ export class SqlEmitter {
         // 0-based in OData, 1-based in SQL; a negative start or length is null (SEMANTICS.md)
         const start = a1!;
         if (a2 === undefined) {
-          return `(CASE WHEN ${start} < 0 THEN NULL ELSE ${d.substring(a0!, `(${start} + 1)`)} END)`;
+          return `(CASE WHEN ${start} < 0 THEN NULL ELSE ${d.substring(a0!, start)} END)`;
         }
-        return `(CASE WHEN ${start} < 0 OR ${a2} < 0 THEN NULL ELSE ${d.substring(a0!, `(${start} + 1)`, a2)} END)`;
+        return `(CASE WHEN ${start} < 0 OR ${a2} < 0 THEN NULL ELSE ${d.substring(a0!, start, a2)} END)`;
       }
       case 'tolower':
         return d.lower(a0!);
@@ -624,6 +638,7 @@ export class SqlEmitter {
     let sql: Sql | undefined;
     if (to === 'Edm.String' && (isIntegral(from) || from === 'Edm.Decimal')) sql = d.numberToText?.(a, from);
     else if (from === 'Edm.String' && to === 'Edm.Decimal') sql = d.textToDecimal?.(a);
+    else if (from === 'Edm.Double' && to === 'Edm.Decimal') sql = d.doubleToDecimal?.(a);
     else if (isNumeric(from) && (to === 'Edm.Int32' || to === 'Edm.Int64')) sql = d.toInteger(a, from, to);
     else if (isNumeric(from) && isNumeric(to)) sql = d.convertNumber(a, from, to);
     if (sql === undefined) throw this.unsupported(expr, `cast from ${from} to ${to}`);

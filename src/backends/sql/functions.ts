@@ -86,6 +86,14 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
     const x = decimal(a);
     return x === undefined ? null : decimalToNumber(x);
   });
+  define('odata_dbl_dec', (a) =>
+    typeof a === 'number' || typeof a === 'bigint' ? text(parseDecimal(Number(a))) : null,
+  );
+  define('odata_finite', (r, a, b) => {
+    // SQLite turns an infinite REAL into ±Inf and a NaN into NULL; memory's rule: overflow from finite operands is null
+    if (typeof r !== 'number' || Number.isFinite(r)) return r;
+    return Number.isFinite(Number(a)) && Number.isFinite(Number(b)) ? null : r;
+  });
   define('odata_text_dec', (a) => (typeof a === 'string' && numberSyntax.test(a) ? text(parseDecimal(a)) : null));
   define('odata_round', (name, a, kind) => {
     if (a === null) return null;
@@ -101,9 +109,10 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
     if (a === null) return null;
     let n: bigint;
     if (kind === 'double') {
-      const x = roundHalfAway(Number(a));
-      if (!Number.isFinite(x)) return null;
-      n = BigInt(x);
+      // as memory: the double's shortest decimal text, rounded (1234567890123456789 reads as …800, not …768)
+      const x = parseDecimal(Number(a));
+      if (x === undefined) return null;
+      n = BigInt(decimalToString(roundDecimal(x)));
     } else {
       const x = decimal(a);
       if (x === undefined) return null;

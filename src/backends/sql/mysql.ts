@@ -1,9 +1,10 @@
 // MySQL and MariaDB: binary ordering through utf8mb4_nopad_bin (no trailing-space padding), exact DECIMAL, instants
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
-import { nullOutside, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
+import { DOUBLE_MAX, nullOutside, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
 import type { Dialect, Sql } from './dialect.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
+const CASE_MAPPING = 'utf8mb4_uca1400_nopad_as_cs';
 // A bare column already has the binary collation (createTableSql); an explicit COLLATE on it, even the same one,
 // would keep MariaDB from using its index.
 const ordinal = (a: Sql, column = false): Sql => (column ? a : `(${a} COLLATE ${BINARY})`);
@@ -23,12 +24,20 @@ export const mysqlDialect: Dialect = {
   name: 'mysql',
   quoteIdentifier: (name) => `\`${name.replace(/`/g, '``')}\``,
   placeholder: () => '?',
-  typedParam: (param, type) => {
+  typedParam: (param, type, value) => {
     switch (type) {
       case 'Edm.Int64':
         return `CAST(${param} AS SIGNED)`;
-      case 'Edm.Decimal':
-        return `CAST(${param} AS DECIMAL(65,30))`;
+      case 'Edm.Decimal': {
+        // sized to the literal (digits counted by us, never text of the query): a DECIMAL(65,30) operand would make
+        // every product's scale and precision needlessly large, and MariaDB's overflow is an error
+        const [whole = '', fraction = ''] = String(value ?? '0')
+          .replace('-', '')
+          .split('.');
+        const scale = Math.min(fraction.length, 30);
+        const precision = Math.min(Math.max(whole.replace(/^0+/, '').length + scale, 1), 65);
+        return `CAST(${param} AS DECIMAL(${precision},${scale}))`;
+      }
       case 'Edm.Double':
         return `CAST(${param} AS DOUBLE)`;
       case 'Edm.Date':
@@ -46,10 +55,12 @@ export const mysqlDialect: Dialect = {
   length: (s) => `CHAR_LENGTH(${s})`,
   position: (s, t) => `LOCATE(${ordinal(t)}, ${s})`,
   substring: (s, start, count) =>
-    count === undefined ? `SUBSTRING(${s}, ${start})` : `SUBSTRING(${s}, ${start}, ${count})`,
+    count === undefined ? `SUBSTRING(${s}, ${start} + 1)` : `SUBSTRING(${s}, ${start} + 1, ${count})`,
   concat: (a, b) => `CONCAT(${a}, ${b})`,
-  lower: (s) => `LOWER(${ordinal(s)})`,
-  upper: (s) => `UPPER(${ordinal(s)})`,
+  // utf8mb4_nopad_bin's case tables are old (1,592 code points map differently from Unicode's simple mapping);
+  // MariaDB's UCA 14.0.0 collation maps by current Unicode, and the result goes back to binary for comparing
+  lower: (s) => `(LOWER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY})`,
+  upper: (s) => `(UPPER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY})`,
   trim: (s, param) => `REGEXP_REPLACE(${s}, ${param(`^[${WHITE_SPACE_CLASS}]+|[${WHITE_SPACE_CLASS}]+$`)}, '')`,
   like: (s, pattern, column) => `(${ordinal(s, column)} LIKE ${pattern})`, // the default escape character is the backslash
   integerArithmetic: (op, a, b) => {
@@ -76,16 +87,19 @@ export const mysqlDialect: Dialect = {
         return `ROUND(${a} / NULLIF(${b}, 0), 20)`;
     }
   },
+  // DOUBLE arithmetic raises on overflow and MySQL has no infinity: a result beyond the Double range is null, as in
+  // memory, decided before computing it (the operands are finite: MySQL cannot hold anything else)
   doubleArithmetic: (op, a, b) => {
     switch (op) {
       case 'add':
-        return `(${a} + ${b})`;
-      case 'sub':
-        return `(${a} - ${b})`;
+      case 'sub': {
+        const b2 = op === 'add' ? b : `(-${b})`;
+        return `(CASE WHEN SIGN(${a}) = SIGN(${b2}) AND ABS(${a}) > ${DOUBLE_MAX} - ABS(${b2}) THEN NULL ELSE ${a} ${op === 'add' ? '+' : '-'} ${b} END)`;
+      }
       case 'mul':
-        return `(${a} * ${b})`;
+        return `(CASE WHEN ABS(${a}) > 1 AND ABS(${b}) > ${DOUBLE_MAX} / ABS(${a}) THEN NULL ELSE ${a} * ${b} END)`;
       case 'div':
-        return `(${a} / NULLIF(${b}, 0))`;
+        return `(CASE WHEN ${b} = 0 THEN NULL WHEN ABS(${b}) < 1 AND ABS(${a}) > ${DOUBLE_MAX} * ABS(${b}) THEN NULL ELSE ${a} / ${b} END)`;
       case 'mod':
         return `MOD(${a}, NULLIF(${b}, 0))`;
     }
@@ -102,6 +116,7 @@ export const mysqlDialect: Dialect = {
     if (to === 'Edm.Double') return `CAST(${a} AS DOUBLE)`;
     return wide(a);
   },
+  doubleToDecimal: undefined, // DECIMAL(65,30) cannot hold every double's digits
   compareDecimal: (a, op, b) => `(${a} ${op} ${b})`,
   decimalSortKey: (a) => a,
   numberToText: undefined,
@@ -111,7 +126,7 @@ export const mysqlDialect: Dialect = {
   datePart: (part, a) => (part === 'year' ? `YEAR(${a})` : part === 'month' ? `MONTH(${a})` : `DAYOFMONTH(${a})`),
   timePart: (part, a) =>
     part === 'fractionalseconds'
-      ? `(CAST(FLOOR(MICROSECOND(${a}) / 1000) AS DOUBLE) / 1000)`
+      ? `(CAST(FLOOR(MICROSECOND(${a}) / 1000) AS DECIMAL(3,0)) / 1000)`
       : `${part.toUpperCase()}(${a})`,
   dateOf: (a) => `CAST(${a} AS DATE)`,
   dateToInstant: (a) => `CAST(${a} AS DATETIME(3))`,

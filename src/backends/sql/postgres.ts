@@ -1,7 +1,14 @@
 // PostgreSQL: exact numeric, binary ordering through COLLATE "C", Unicode simple case mapping through the C.utf8
 // collation (glibc's towlower/towupper map one code point to one), instants as timestamptz read in UTC.
 import type { EdmPrimitiveType } from '../../model/edm.js';
-import { nullOutside, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CHARACTERS } from './common.js';
+import {
+  DOUBLE_MAX,
+  DOUBLE_ZERO_BELOW,
+  nullOutside,
+  rangeOf,
+  roundHalfAwayDouble,
+  WHITE_SPACE_CHARACTERS,
+} from './common.js';
 import type { Dialect, Sql } from './dialect.js';
 
 const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
@@ -17,6 +24,9 @@ const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
   'Edm.Binary': 'bytea',
 };
 
+/** Neither operand is ±Infinity nor NaN (NaN compares above every float8 in PostgreSQL). */
+const finiteBoth = (a: Sql, b: Sql): Sql => `abs(${a}) < 'Infinity'::float8 AND abs(${b}) < 'Infinity'::float8`;
+const atMost = (a: Sql, limit: string): Sql => `(CASE WHEN ${a} > ${limit} THEN ${limit} ELSE ${a} END)`;
 const utc = (a: Sql): Sql => `(${a} AT TIME ZONE 'UTC')`;
 const exactInt = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64'): Sql =>
   `${nullOutside(exact, ...rangeOf(type))}::${type === 'Edm.Int32' ? 'int4' : 'int8'}`;
@@ -39,7 +49,12 @@ export const postgresDialect: Dialect = {
   ordinal: (a) => `(${a} COLLATE "C")`,
   length: (s) => `char_length(${s})`,
   position: (s, t) => `strpos(${s}, ${t})`,
-  substring: (s, start, count) => (count === undefined ? `substr(${s}, ${start})` : `substr(${s}, ${start}, ${count})`),
+  // substr takes int4: clamp (a start beyond any text gives '' either way) so that `+ 1` cannot overflow. CASE,
+  // not LEAST: PostgreSQL's LEAST skips a null argument, and a null start must stay null.
+  substring: (s, start, count) => {
+    const from = `${atMost(start, '2147483646')}::int4 + 1`;
+    return count === undefined ? `substr(${s}, ${from})` : `substr(${s}, ${from}, ${atMost(count, '2147483647')}::int4)`;
+  },
   concat: (a, b) => `(${a} || ${b})`,
   // case mapping under C.utf8, the result back under "C" (binary order) so that it compares with other text
   lower: (s) => `(lower(${s} COLLATE "C.utf8") COLLATE "C")`,
@@ -70,19 +85,22 @@ export const postgresDialect: Dialect = {
         return divide20(a, b);
     }
   },
+  // float8 raises where IEEE arithmetic overflows (and where a product or quotient underflows to zero). The result
+  // is computed natively (so it is the IEEE result memory computes), after the operands' shortest decimals, which
+  // numeric multiplies and adds exactly, have shown whether it stays in range: beyond the Double range from finite
+  // operands is null, as in memory; an underflow is 0.
   doubleArithmetic: (op, a, b) => {
-    switch (op) {
-      case 'add':
-        return `(${a} + ${b})`;
-      case 'sub':
-        return `(${a} - ${b})`;
-      case 'mul':
-        return `(${a} * ${b})`;
-      case 'div':
-        return `(${a} / NULLIF(${b}, 0))`;
-      case 'mod':
-        return undefined; // PostgreSQL has no floating-point remainder
-    }
+    if (op === 'mod') return undefined; // PostgreSQL has no floating-point remainder
+    const x = `((${a})::text)::numeric`;
+    const y = `((${b})::text)::numeric`;
+    const exact =
+      op === 'div' ? `(${x} / NULLIF(${y}, 0))` : `(${x} ${op === 'add' ? '+' : op === 'sub' ? '-' : '*'} ${y})`;
+    const native = `${a} ${op === 'add' ? '+' : op === 'sub' ? '-' : op === 'mul' ? '*' : '/'} ${b}`;
+    const underflow =
+      op === 'mul' || op === 'div'
+        ? ` WHEN ${finiteBoth(a, b)} AND ${a} <> 0 AND abs(${exact}) < ${DOUBLE_ZERO_BELOW} THEN 0::float8`
+        : '';
+    return `(CASE${op === 'div' ? ` WHEN ${b} = 0 THEN NULL` : ''} WHEN ${finiteBoth(a, b)} AND abs(${exact}) > ${DOUBLE_MAX} THEN NULL${underflow} ELSE ${native} END)`;
   },
   negate: (a, type) => (type === 'Edm.Int32' || type === 'Edm.Int64' ? exactInt(`(-(${a})::numeric)`) : `(-${a})`),
   rounding: (name, a, type) => {
@@ -91,17 +109,25 @@ export const postgresDialect: Dialect = {
     // round(numeric) is half away from zero; round(float8) is half even
     return type === 'Edm.Decimal' ? `round(${a})` : roundHalfAwayDouble(a, (x) => `trunc(${x})`);
   },
-  convertNumber: (a, from, to) => (from === to ? a : `(${a})::${casts[to]!}`),
+  // Int32 → Int64 needs no cast: int4 and int8 mix freely, and a cast on a column would hide its index
+  convertNumber: (a, from, to) => (from === to || to === 'Edm.Int64' ? a : `(${a})::${casts[to]!}`),
+  // float8's text is its shortest round-trip decimal, as memory reads a double
+  doubleToDecimal: (a) => `(CASE WHEN abs(${a}) < 'Infinity'::float8 THEN ((${a})::text)::numeric END)`,
   compareDecimal: (a, op, b) => `(${a} ${op} ${b})`,
   decimalSortKey: (a) => a,
   numberToText: (a, from) => (from === 'Edm.Decimal' ? `(trim_scale(${a}))::text` : `(${a})::text`),
   textToDecimal: undefined,
   toInteger: (a, from, to) =>
-    exactInt(from === 'Edm.Double' ? `(${roundHalfAwayDouble(a, (x) => `trunc(${x})`)})::numeric` : `round(${a})`, to),
+    exactInt(
+      from === 'Edm.Double'
+        ? `round(CASE WHEN abs(${a}) < 'Infinity'::float8 THEN ((${a})::text)::numeric END)`
+        : `round(${a})`,
+      to,
+    ),
   datePart: (part, a, type) => `(EXTRACT(${part.toUpperCase()} FROM ${type === 'Edm.Date' ? a : utc(a)}))::int4`,
   timePart: (part, a) =>
     part === 'fractionalseconds'
-      ? `(((EXTRACT(MILLISECONDS FROM ${utc(a)}))::int8 % 1000)::float8 / 1000)`
+      ? `(((EXTRACT(MILLISECONDS FROM ${utc(a)}))::int8 % 1000)::numeric / 1000)`
       : part === 'second'
         ? `(floor(EXTRACT(SECOND FROM ${utc(a)})))::int4`
         : `(EXTRACT(${part.toUpperCase()} FROM ${utc(a)}))::int4`,

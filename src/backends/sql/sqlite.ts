@@ -23,7 +23,8 @@ export const sqliteDialect: Dialect = {
   ordinal: (a) => `(${a} COLLATE BINARY)`,
   length: (s) => fn('length', s),
   position: (s, t) => fn('instr', s, t),
-  substring: (s, start, count) => (count === undefined ? fn('substr', s, start) : fn('substr', s, start, count)),
+  substring: (s, start, count) =>
+    count === undefined ? fn('substr', s, `(${start} + 1)`) : fn('substr', s, `(${start} + 1)`, count),
   concat: (a, b) => `(${a} || ${b})`,
   lower: (s) => fn('odata_lower', s),
   upper: (s) => fn('odata_upper', s),
@@ -46,16 +47,17 @@ export const sqliteDialect: Dialect = {
   matchesPattern: (s, pattern) => fn('odata_matches', s, pattern),
   integerArithmetic: (op, a, b) => fn('odata_int', word(op), a, b),
   decimalArithmetic: (op, a, b) => fn('odata_dec', word(op), a, b),
+  // a result beyond the Double range from finite operands is null (odata_finite), as in memory
   doubleArithmetic: (op, a, b) => {
     switch (op) {
       case 'add':
-        return `(${a} + ${b})`;
+        return fn('odata_finite', `(${a} + ${b})`, a, b);
       case 'sub':
-        return `(${a} - ${b})`;
+        return fn('odata_finite', `(${a} - ${b})`, a, b);
       case 'mul':
-        return `(${a} * ${b})`;
+        return fn('odata_finite', `(${a} * ${b})`, a, b);
       case 'div':
-        return `(${a} / NULLIF(${b}, 0.0))`;
+        return fn('odata_finite', `(${a} / NULLIF(${b}, 0.0))`, a, b);
       case 'mod':
         return fn('odata_fmod', a, b);
     }
@@ -72,6 +74,7 @@ export const sqliteDialect: Dialect = {
     if (to === 'Edm.Double') return from === 'Edm.Decimal' ? fn('odata_dec_double', a) : `CAST(${a} AS REAL)`;
     return `CAST(${a} AS TEXT)`; // an integer's text is its decimal
   },
+  doubleToDecimal: (a) => fn('odata_dbl_dec', a),
   compareDecimal: (a, op, b) => `(odata_dec_cmp(${a}, ${b}) ${op} 0)`,
   decimalSortKey: (a) => fn('odata_dec_key', a),
   numberToText: (a, from) => (from === 'Edm.Decimal' ? a : `CAST(${a} AS TEXT)`),
@@ -96,7 +99,7 @@ export const sqliteDialect: Dialect = {
         ? `CAST(substr(${a}, 15, 2) AS INTEGER)`
         : part === 'second'
           ? `CAST(substr(${a}, 18, 2) AS INTEGER)`
-          : `(CAST(substr(${a}, 21, 3) AS INTEGER) / 1000.0)`,
+          : fn('odata_dec', word('div'), `CAST(substr(${a}, 21, 3) AS INTEGER)`, word('1000')),
   dateOf: (a) => fn('substr', a, '1', '10'),
   dateToInstant: (a) => `(${a} || 'T00:00:00.000Z')`,
   now: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,

@@ -63,7 +63,7 @@ export function encodeLiteral(
     case 'Edm.Decimal': {
       const text = decimalText(literal.value);
       if (dialect === 'mysql' && !fitsMysqlDecimal(text)) {
-        return { unsupported: `The decimal ${literal.value} (MySQL computes with DECIMAL(65,30))` };
+        return { unsupported: `The decimal ${literal.value} (MySQL's DECIMAL holds 65 digits, 30 after the point)` };
       }
       return text;
     }
@@ -116,10 +116,10 @@ function decimalText(value: string): string {
   return decimal === null ? value : decimalToString(decimal);
 }
 
-/** DECIMAL(65,30): at most 35 digits before the point and 30 after. */
+/** MySQL's DECIMAL holds at most 65 digits, at most 30 of them after the point. */
 function fitsMysqlDecimal(text: string): boolean {
   const [whole = '', fraction = ''] = text.replace('-', '').split('.');
-  return whole.replace(/^0+/, '').length <= 35 && fraction.length <= 30;
+  return whole.replace(/^0+/, '').length + fraction.length <= 65 && fraction.length <= 30;
 }
 
 // ── tables ──────────────────────────────────────────────────────────────────
@@ -253,7 +253,8 @@ export function encodeValue(
   if (value === null || value === undefined) return null;
   switch (property.type) {
     case 'Edm.String':
-      return typeof value === 'string' ? value : undefined;
+      // PostgreSQL text cannot hold U+0000 and SQLite's text functions stop at it
+      return typeof value !== 'string' || (dialect !== 'mysql' && value.includes('\u0000')) ? undefined : value;
     case 'Edm.Boolean': {
       const b = readBoolean(value);
       return b === null ? undefined : dialect === 'postgres' ? b : b ? 1 : 0;

@@ -88,4 +88,22 @@ describe('review regressions', () => {
     expect(codeOf(`$filter=${Array.from({ length: 10_000 }, () => 'I').join(' add ')} gt 0`)).toBe('400 LimitExceeded');
     expect(codeOf(`$filter=D eq 0.${'0'.repeat(7000)}1`)).toBe('400 InvalidLiteral');
   });
+
+  it('makes a Double result beyond the Double range null (found when the SQL backends could not give infinity)', () => {
+    expect(matches('X mul 1e300 eq null', { X: 1e300 })).toBe(true);
+    expect(matches('X div 1e-300 eq null', { X: 1e300 })).toBe(true);
+    expect(matches('X add 1.7e308 eq null', { X: 1.7e308 })).toBe(true);
+    expect(matches('X mul 1e-300 eq 0', { X: 1e-300 })).toBe(true); // an underflow is 0, not null
+    expect(matches('X add INF eq INF', { X: 1 })).toBe(true); // an infinite operand stays infinite
+    expect(matches('X mul 2e0 eq 2e300', { X: 1e300 })).toBe(true);
+  });
+
+  it('types substring with a computed start, and Int64 negation, as nullable (backends trust nullable: false)', () => {
+    const bound = (filter: string) => validateQuery(parseQuery(`$filter=${encodeURIComponent(filter)}`), T);
+    const call = bound("substring(S, I) eq 'x'").filter!;
+    expect(call.kind === 'comparison' && call.left.nullable).toBe(true);
+    const literal = bound("substring(S, 1) eq 'x'").filter!;
+    expect(literal.kind === 'comparison' && literal.left.nullable).toBe(false);
+    expect(matches("not (substring(S, I) eq 'abc')", { S: 'abc', I: -1 })).toBe(true); // null eq 'abc' is false
+  });
 });

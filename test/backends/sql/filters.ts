@@ -59,6 +59,8 @@ function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<strin
       fn('concat', v('String'), v('String')),
       fn('substring', v('String'), small),
       fn('substring', v('String'), small, small),
+      fn('substring', v('String'), pick('I', 'Id', 'I sub 1')),
+      fn('substring', v('String'), pick('Id', '0'), pick('I', 'Id')),
       fc.tuple(v('Int32'), v('String'), v('String')).map(([i, a, b]) => `case(${i} gt 0:${a},true:${b})`),
     ],
     Int32: [
@@ -70,6 +72,7 @@ function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<strin
       fn('hour', pick('At')),
       fn('minute', pick('At')),
       fn('second', pick('At')),
+      fc.tuple(v('Double')).map(([x]) => `cast(${x},Edm.Int32)`),
       op(v('Int32'), pick('add', 'sub', 'mul', 'div', 'mod'), v('Int32')),
       pick('Parts/$count', 'Parts/$count($filter=Q gt 0)'),
       fc.tuple(v('Int32')).map(([x]) => `(-${x})`),
@@ -78,6 +81,8 @@ function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<strin
     Int64: [
       op(v('Int64'), pick('add', 'sub', 'mul', 'div', 'mod'), fc.oneof(v('Int64'), v('Int32'))),
       fc.tuple(v('Int32')).map(([x]) => `cast(${x},Edm.Int64)`),
+      fc.tuple(v('Double')).map(([x]) => `cast(${x},Edm.Int64)`),
+      fc.tuple(v('Int64')).map(([x]) => `(-${x})`),
     ],
     Decimal: [
       op(v('Decimal'), pick('add', 'sub', 'mul', 'mod'), fc.oneof(v('Decimal'), v('Int32'))),
@@ -86,14 +91,15 @@ function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<strin
       fn('floor', v('Decimal')),
       fn('ceiling', v('Decimal')),
       fc.tuple(v('Decimal')).map(([x]) => `(-${x})`),
+      fn('fractionalseconds', pick('At')),
     ],
     Double: [
       op(v('Double'), pick('add', 'sub'), v('Double')),
-      op(v('Double'), pick('mul', 'div', 'divby'), pick('0.5e0', '2e0', '0e0', '-3e0')),
+      op(v('Double'), pick('mul', 'div', 'divby'), pick('0.5e0', '2e0', '0e0', '-3e0', '1e300', '1e-300', '-1.5e308')),
+      op(v('Double'), pick('add', 'sub'), pick('1.7e308', '-1.7e308', '1e-300')),
       fn('round', v('Double')),
       fn('floor', v('Double')),
       fn('ceiling', v('Double')),
-      fn('fractionalseconds', pick('At')),
       fc.tuple(v('Decimal')).map(([x]) => `(${x} add 0.5e0)`),
     ],
     Date: [fn('date', pick('At'))],
