@@ -53,7 +53,9 @@ export const postgresDialect: Dialect = {
   // not LEAST: PostgreSQL's LEAST skips a null argument, and a null start must stay null.
   substring: (s, start, count) => {
     const from = `${atMost(start, '2147483646')}::int4 + 1`;
-    return count === undefined ? `substr(${s}, ${from})` : `substr(${s}, ${from}, ${atMost(count, '2147483647')}::int4)`;
+    return count === undefined
+      ? `substr(${s}, ${from})`
+      : `substr(${s}, ${from}, ${atMost(count, '2147483647')}::int4)`;
   },
   concat: (a, b) => `(${a} || ${b})`,
   // case mapping under C.utf8, the result back under "C" (binary order) so that it compares with other text
