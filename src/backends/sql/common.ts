@@ -39,6 +39,10 @@ export const WHITE_SPACE_CHARACTERS =
 /** A numeric string in the literal syntax (cast from String, SEMANTICS.md). */
 export const NUMBER_SYNTAX = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';
 
-/** The largest finite double, and the magnitude below which a result rounds to zero (2^-1075). */
+/**
+ * The largest finite double, and the magnitude below which a product or quotient is taken as zero: the smallest
+ * subnormal (PostgreSQL raises where IEEE rounds to zero; the range test works on the operands' shortest decimals,
+ * so it cannot tell 2^-1075 from its neighbours, and a result below the smallest subnormal answers 0).
+ */
 export const DOUBLE_MAX = '1.7976931348623157e308';
-export const DOUBLE_ZERO_BELOW = '2.4703282292062328e-324';
+export const DOUBLE_ZERO_BELOW = '4.9406564584124655e-324';

@@ -90,11 +90,17 @@ export class SqlEmitter {
     const columns = bound.select.map((p) => `${this.column(this.root, p)} AS ${d.quoteIdentifier(p.name)}`).join(', ');
     const where = this.where(bound);
     this.target = '$orderby';
+    const notNull = bound.filter === undefined ? new Set<string>() : provenNotNull(bound.filter);
     const order = bound.orderBy
-      // (a property's nullability is its column's; for any other expression PostgreSQL is told explicitly)
-      .map((item) =>
-        d.orderItem(this.sortKey(item.expr), item.direction, item.expr.nullable || item.expr.kind !== 'property'),
-      )
+      // (a property's nullability is its column's, or the filter's where it keeps only non-null values: then
+      // PostgreSQL can walk a plain index in either direction; for any other expression it is told explicitly)
+      .map((item) => {
+        const { expr } = item;
+        const nullable =
+          expr.kind !== 'property' ||
+          (expr.nullable && !(expr.source.kind === 'root' && notNull.has(expr.property.name)));
+        return d.orderItem(this.sortKey(expr), item.direction, nullable);
+      })
       .join(', ');
     // LIMIT takes a bare placeholder (MySQL allows no CAST there); SQLite needs an integer, not a float
     const count = (n: number): Sql => this.rawParam(d.name === 'sqlite' ? BigInt(n) : n);
@@ -724,6 +730,30 @@ export class SqlEmitter {
 
 function tooComplex(): ODataError {
   return new ODataError('LimitExceeded', `The query is too complex: its SQL would exceed ${MAX_SQL_LENGTH} characters`);
+}
+
+/**
+ * Root properties the filter keeps only non-null values of: those compared (other than `ne`) with a non-null value
+ * in its top-level `and` chain, where a null would make the comparison drop the row.
+ */
+function provenNotNull(filter: BoundExpr): Set<string> {
+  const names = new Set<string>();
+  const pending = [filter];
+  while (pending.length > 0) {
+    const e = pending.pop()!;
+    if (e.kind === 'logical' && e.operator === 'and') pending.push(e.left, e.right);
+    else if (e.kind === 'comparison' && e.operator !== 'ne') {
+      for (const [side, other] of [
+        [e.left, e.right],
+        [e.right, e.left],
+      ] as const) {
+        if (side.kind === 'property' && side.source.kind === 'root' && other.type !== 'null' && !other.nullable) {
+          names.add(side.property.name);
+        }
+      }
+    }
+  }
+  return names;
 }
 
 function isColumn(expr: BoundExpr): boolean {
