@@ -11,6 +11,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'parse', load: () => import('./parse.bench.js') },
   { name: 'validate', load: () => import('./validate.bench.js') },
   { name: 'memory', load: () => import('./memory.bench.js') },
+  { name: 'sql', load: () => import('./sql.bench.js') },
 ];
 
 const wanted = process.argv.slice(2);
