@@ -40,6 +40,7 @@ interface Facets {
   readonly maxLength?: number;
   readonly precision?: number;
   readonly scale?: number | 'variable';
+  readonly defaultValue?: string | number | boolean;
 }
 
 type AnnotationValue =
@@ -74,6 +75,10 @@ function facetsOf(definition: PropertyDefinition, nullable: boolean): Facets {
     ...(type === 'Edm.Decimal' && definition.precision !== undefined ? { precision: definition.precision } : {}),
     ...(type === 'Edm.Decimal' ? { scale: definition.scale ?? 'variable' } : {}),
     ...(type === 'Edm.DateTimeOffset' ? { precision: dateTimeOffsetPrecision } : {}),
+    // CSDL DefaultValue: only a fixed value is one (a server-made default is not a literal)
+    ...(definition.default !== undefined && 'value' in definition.default
+      ? { defaultValue: definition.default.value }
+      : {}),
   };
 }
 
@@ -271,6 +276,7 @@ function facetAttributes(facets: Facets): Record<string, AttributeValue> {
     MaxLength: facets.maxLength,
     Precision: facets.precision,
     Scale: facets.scale,
+    DefaultValue: facets.defaultValue === undefined ? undefined : String(facets.defaultValue),
   };
 }
 
@@ -392,6 +398,7 @@ function jsonFacets(facets: Facets): CsdlJsonObject {
     ...(facets.maxLength === undefined ? {} : { $MaxLength: facets.maxLength }),
     ...(facets.precision === undefined ? {} : { $Precision: facets.precision }),
     ...(typeof facets.scale === 'number' ? { $Scale: facets.scale } : {}),
+    ...(facets.defaultValue === undefined ? {} : { $DefaultValue: facets.defaultValue }),
   };
 }
 

@@ -2,6 +2,18 @@
 // $metadata describes. Definitions are plain data; `defineEntityType` checks them once.
 import type { EdmPrimitiveType } from './edm.js';
 
+/**
+ * What a create fills in when the field is omitted (not when it is sent as null): a fixed value, or one the server
+ * makes: the time of the request, the next number of a per-site sequence (`PO-000123`), the next free line number
+ * under the same parent, or a new GUID.
+ */
+export type PropertyDefault =
+  | { readonly value: string | number | boolean }
+  | { readonly generate: 'now' }
+  | { readonly generate: 'sequence'; readonly prefix: string; readonly digits: number }
+  | { readonly generate: 'nextLineNumber' }
+  | { readonly generate: 'uuid' };
+
 export interface PropertyDefinition {
   readonly type: EdmPrimitiveType;
   /** Default true; key properties are never nullable. */
@@ -15,6 +27,8 @@ export interface PropertyDefinition {
   readonly computed?: boolean;
   /** Settable on create only (Core.Immutable). */
   readonly immutable?: boolean;
+  /** Filled in on create when omitted; a non-nullable property without a default (and not computed) is required. */
+  readonly default?: PropertyDefault;
   /** Accepted in request bodies but never returned, selected, filtered or sorted (e.g. uploaded content). */
   readonly writeOnly?: boolean;
   /** A closed vocabulary of allowed string values. */
@@ -84,6 +98,16 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
     if (property.maxLength !== undefined && property.type !== 'Edm.String' && property.type !== 'Edm.Binary') {
       throw definitionError(
         `${definition.name}.${name}: maxLength applies to strings and binaries, not ${property.type}`,
+      );
+    }
+    const fixed = property.default !== undefined && 'value' in property.default ? property.default.value : undefined;
+    if (
+      fixed !== undefined &&
+      property.allowedValues !== undefined &&
+      !property.allowedValues.includes(String(fixed))
+    ) {
+      throw definitionError(
+        `${definition.name}.${name}: the default ${String(fixed)} is not one of its allowed values`,
       );
     }
     if ((property.precision !== undefined || property.scale !== undefined) && property.type !== 'Edm.Decimal') {

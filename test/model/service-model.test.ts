@@ -177,7 +177,10 @@ describe('facts from MODEL.md', () => {
       allowedValues: ['Draft', 'Submitted', 'Approved', 'Rejected', 'Ordered', 'Closed', 'Canceled'],
     });
     expect(facets(PurchaseRequest, 'Priority')).toMatchObject({ type: 'Edm.Int32', minimum: 1, maximum: 5 });
-    expect(property(PurchaseRequest, 'Status').description).toContain('Draft');
+    expect(property(PurchaseRequest, 'Status').default).toEqual({ value: 'Draft' });
+    expect(property(PurchaseRequest, 'Priority').default).toEqual({ value: 3 });
+    expect(property(PurchaseRequest, 'PRNumber').default).toEqual({ generate: 'sequence', prefix: 'PR-', digits: 6 });
+    expect(property(entityType('POLineItems'), 'LineNumber').default).toEqual({ generate: 'nextLineNumber' });
     expect(property(PurchaseRequest, 'Notes').maxLength).toBeUndefined();
   });
 
