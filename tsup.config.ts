@@ -7,6 +7,7 @@ export default defineConfig({
     index: 'src/index.ts',
     memory: 'src/backends/memory/index.ts',
     sql: 'src/backends/sql/index.ts',
+    server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
   },
   format: ['esm', 'cjs'],

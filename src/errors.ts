@@ -25,6 +25,21 @@ export const errorCatalog = {
   UnknownOption: { status: 400, meaning: 'A $-prefixed query option is not an OData system query option.' },
   DuplicateOption: { status: 400, meaning: 'A query option or parameter alias is given more than once.' },
   LimitExceeded: { status: 400, meaning: 'The request exceeds a configured limit (length, depth, list size, $top).' },
+  InvalidBody: {
+    status: 400,
+    meaning:
+      'A request body is not a JSON object, or a field in it is missing, read-only, of the wrong type or outside its facets.',
+  },
+  PayloadTooLarge: { status: 413, meaning: 'The request body, or a value in it, is larger than the service accepts.' },
+  Unauthorized: {
+    status: 401,
+    meaning: 'The request carries no credentials, or an API key or user that is not valid for this site.',
+  },
+  NotFound: { status: 404, meaning: 'No site, entity set, entity or resource at the address.' },
+  LaborRecordNotFound: { status: 404, meaning: 'RemoveActualLabor found no labor record with the values given.' },
+  MethodNotAllowed: { status: 405, meaning: 'The resource exists but does not answer this HTTP method (see Allow).' },
+  Conflict: { status: 409, meaning: 'A create names a key that exists already.' },
+  UnsupportedMediaType: { status: 415, meaning: 'A request body is not sent as application/json.' },
   NotImplemented: { status: 501, meaning: 'A valid OData system query option this service does not implement.' },
 } as const satisfies Record<string, { readonly status: number; readonly meaning: string }>;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `odata-engine` command line. For now: `explain`, which shows how a query string is read and the SQL each
-// dialect runs for it.
+// The `odata-engine` command line: run the reference server (`serve`), manage its sites, keys and users, and
+// `explain` how a query string is read and the SQL each dialect runs for it.
 import {
   isODataError,
   parseQuery,
@@ -16,9 +16,17 @@ import { toSql, type SqlDialectName } from '../backends/sql/index.js';
 import { entitySetNames, plantDataModel } from './model.js';
 
 const usage = `Usage:
+  odata-engine serve [--port N] [--host H] [--data DIR] [--database-url URL] [--demo] [--page-size N]
+                                                run the reference server: SQLite files under DIR (default ./data),
+                                                or PostgreSQL with --database-url (or DATABASE_URL); --demo makes a
+                                                site "demo" with generated records and prints a key and a curl line
+  odata-engine sites create NAME [--time-zone TZ] | sites list
+  odata-engine keys create SITE [--label TEXT] | keys list SITE | keys revoke SITE KEY_ID
+  odata-engine users create SITE NAME           (the password is read from standard input)
   odata-engine explain [SET] '<query string>'   show how the query options are parsed and, given an
                                                 entity set of the service, bound to its entity type
                                                 and translated to SQL for each dialect
+  (sites, keys and users take --data DIR or --database-url URL as serve does)
 
 Entity sets: ${entitySetNames.join(', ')}
 
@@ -118,12 +126,129 @@ function setOf(typeName: string): string | undefined {
   return undefined;
 }
 
-function main(args: readonly string[]): number {
+/** `--name value` options and the remaining positional arguments. */
+function options(args: readonly string[]): { flags: Map<string, string | true>; positional: string[] } {
+  const flags = new Map<string, string | true>();
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    const next = args[i + 1];
+    if (inline !== undefined) flags.set(name, inline);
+    else if (next !== undefined && !next.startsWith('--') && name !== 'demo') flags.set(name, args[++i]!);
+    else flags.set(name, true);
+  }
+  return { flags, positional };
+}
+
+function flag(flags: Map<string, string | true>, name: string): string | undefined {
+  const value = flags.get(name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+async function openFrom(flags: Map<string, string | true>) {
+  const { openBackend } = await import('./backend.js');
+  const databaseUrl = flag(flags, 'database-url') ?? process.env['DATABASE_URL'];
+  return openBackend({ dataDir: flag(flags, 'data') ?? 'data', ...(databaseUrl === undefined ? {} : { databaseUrl }) });
+}
+
+async function serve(flags: Map<string, string | true>): Promise<number> {
+  const { ODataService } = await import('./service.js');
+  const { createServer } = await import('./fastify.js');
+  const backend = await openFrom(flags);
+  const pageSize = flag(flags, 'page-size');
+  const service = new ODataService({ backend, ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }) });
+  const app = createServer({ service });
+  const port = Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004);
+  const host = flag(flags, 'host') ?? '127.0.0.1';
+  await app.listen({ port, host });
+  const where = backend.kind === 'postgres' ? 'PostgreSQL' : `SQLite files under ${flag(flags, 'data') ?? 'data'}/`;
+  console.log(`odata-engine serving on http://${host}:${port} (${where})`);
+  if (flags.has('demo')) {
+    const { loadDemoSite } = await import('./demo-site.js');
+    const { key, created } = await loadDemoSite(backend);
+    console.log(`${created ? 'Created' : 'Using'} the demo site; a new API key for it: ${key}`);
+    console.log(
+      `Try:\n  curl -H 'API_KEY: ${key}' "http://${host}:${port}/demo/ODataApi/v1/WorkOrders?\\$filter=Priority%20le%202&\\$top=3"`,
+    );
+  }
+  const stop = async (): Promise<void> => {
+    await app.close();
+    await backend.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  return 0;
+}
+
+async function admin(command: string, args: readonly string[]): Promise<number> {
+  const { flags, positional } = options(args);
+  const [verb, ...rest] = positional;
+  const { TenancyError } = await import('./tenancy.js');
+  const backend = await openFrom(flags);
+  try {
+    const d = backend.directory;
+    if (command === 'sites' && verb === 'create' && rest.length === 1) {
+      const timeZone = flag(flags, 'time-zone');
+      const site = await d.createSite(rest[0]!, timeZone === undefined ? {} : { timeZone });
+      await backend.store(site.name);
+      console.log(`Created site ${site.name} (time zone ${site.timeZone})`);
+    } else if (command === 'sites' && verb === 'list') {
+      for (const site of await d.listSites()) console.log(`${site.name}\t${site.timeZone}\t${site.createdDate}`);
+    } else if (command === 'keys' && verb === 'create' && rest.length === 1) {
+      const { id, key } = await d.createKey(rest[0]!, flag(flags, 'label'));
+      console.log(`Key ${id} for ${rest[0]} (shown once; send it as the API_KEY header):\n${key}`);
+    } else if (command === 'keys' && verb === 'list' && rest.length === 1) {
+      for (const k of await d.listKeys(rest[0]!))
+        console.log(`${k.id}\t${k.revoked ? 'revoked' : 'active'}\t${k.createdDate}\t${k.label ?? ''}`);
+    } else if (command === 'keys' && verb === 'revoke' && rest.length === 2) {
+      if (!(await d.revokeKey(rest[0]!, rest[1]!))) throw new TenancyError(`Site ${rest[0]} has no key ${rest[1]}`);
+      console.log(`Revoked ${rest[1]}`);
+    } else if (command === 'users' && verb === 'create' && rest.length === 2) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      const password = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/\r?\n$/, '');
+      await d.createUser(rest[0]!, rest[1]!, password);
+      console.log(`Created user ${rest[1]} of ${rest[0]}`);
+    } else {
+      console.error(usage);
+      return 2;
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof TenancyError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await backend.close();
+  }
+}
+
+async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === 'explain' && rest.length === 1) return explain(rest[0]!);
   if (command === 'explain' && rest.length === 2) return explain(rest[1]!, rest[0]!);
+  if (command === 'serve') return serve(options(rest).flags);
+  if (command === 'sites' || command === 'keys' || command === 'users') return admin(command, rest);
   console.error(usage);
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);

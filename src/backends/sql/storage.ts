@@ -130,6 +130,13 @@ export interface CreateTableOptions {
   readonly columns?: Readonly<Record<string, string>>;
   /** Columns in front of the entity's own (the tenant's site): they lead the primary key. */
   readonly scopeColumns?: Readonly<Record<string, EdmPrimitiveType>>;
+  /**
+   * Properties that lead the key after the scope: a contained entity's parent key (a work-order comment's
+   * CommentID is unique within its work order, so the table's key is WorkOrderID, CommentID).
+   */
+  readonly parentKey?: readonly string[];
+  /** `CREATE TABLE IF NOT EXISTS`. */
+  readonly ifNotExists?: boolean;
 }
 
 /** `CREATE TABLE` for an entity type in the storage forms the emitter expects. */
@@ -153,10 +160,10 @@ export function createTableSql(entityType: EntityType, options: CreateTableOptio
       `${column(property.name)} ${columnType(options.dialect, property)}${property.nullable ? '' : ' NOT NULL'}`,
     );
   }
-  key.push(...entityType.key.map((p) => column(p.name)));
+  key.push(...(options.parentKey ?? []).map(column), ...entityType.key.map((p) => column(p.name)));
   definitions.push(`PRIMARY KEY (${key.join(', ')})`);
   const suffix = options.dialect === 'mysql' ? ' DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin' : '';
-  return `CREATE TABLE ${name} (${definitions.join(', ')})${suffix}`;
+  return `CREATE TABLE${options.ifNotExists === true ? ' IF NOT EXISTS' : ''} ${name} (${definitions.join(', ')})${suffix}`;
 }
 
 export function columnType(

@@ -1,0 +1,37 @@
+// The demo site: generated records in every set (demo.ts), loaded once into an empty site in one transaction.
+import type { Backend } from './backend.js';
+import { demoData, type DemoOptions } from './demo.js';
+import { collection, type ContainedName } from './store/collections.js';
+import type { EntitySetName } from './model.js';
+
+/** Creates `site` with demo data unless it exists; returns a new API key for it either way. */
+export async function loadDemoSite(
+  backend: Backend,
+  site = 'demo',
+  options: DemoOptions = {},
+): Promise<{ key: string; created: boolean }> {
+  let created = false;
+  if ((await backend.directory.site(site)) === undefined) {
+    await backend.directory.createSite(site);
+    const store = await backend.store(site);
+    const data = demoData(options);
+    await store.driver.transaction(async (session) => {
+      for (const [name, rows] of Object.entries(data.sets) as [EntitySetName, readonly Record<string, unknown>[]][]) {
+        const set = collection(name);
+        for (const row of rows) await store.insert(session, set, row);
+      }
+      const contained: [ContainedName, readonly Record<string, unknown>[]][] = [
+        ['WorkOrderComments', data.comments],
+        ['ActualLabor', data.labor],
+        ['MeterReadingHistory', data.meterHistory],
+      ];
+      for (const [name, rows] of contained) {
+        const c = collection(name);
+        for (const row of rows) await store.insert(session, c, row);
+      }
+    });
+    created = true;
+  }
+  const { key } = await backend.directory.createKey(site, 'demo');
+  return { key, created };
+}

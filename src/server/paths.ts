@@ -1,0 +1,124 @@
+// Resource paths of the service: `/<site>/ODataApi/v1/<resource>`, where a resource is the service document, $metadata,
+// an entity set, an entity by key (`WorkOrders('WO-1')`, `POLineItems(PONumber='PO-1',LineNumber=2)`), a navigation
+// collection under one (`WorkOrders('WO-1')/Comments`), or a bound action (`WorkOrders('WO-1')/AddComment`).
+import { ODataError } from '../errors.js';
+import { parseFilter } from '../syntax/parser.js';
+import type { LiteralValue } from '../syntax/ast.js';
+
+export type ResourcePath =
+  | { readonly kind: 'service' }
+  | { readonly kind: 'metadata' }
+  | { readonly kind: 'collection'; readonly set: string }
+  | { readonly kind: 'entity'; readonly set: string; readonly key: KeyPredicate }
+  | { readonly kind: 'navigation'; readonly set: string; readonly key: KeyPredicate; readonly navigation: string };
+
+/** A key predicate as written: one literal, or name=literal pairs. */
+export type KeyPredicate =
+  | { readonly kind: 'single'; readonly value: LiteralValue }
+  | { readonly kind: 'named'; readonly values: ReadonlyMap<string, LiteralValue> };
+
+export interface SplitPath {
+  readonly site: string;
+  /** Segments after /ODataApi/v1, percent-decoded; undefined when the path is not under a site's API root. */
+  readonly resource: readonly string[] | undefined;
+}
+
+const API_ROOT = ['ODataApi', 'v1'];
+
+function notFound(message: string): ODataError {
+  return new ODataError('NotFound', message);
+}
+
+/** The site and the resource segments of a request path (`/north/ODataApi/v1/WorkOrders('WO-1')/Comments`). */
+export function splitPath(pathname: string): SplitPath {
+  const raw = pathname.split('/').slice(1);
+  const segments = raw.map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw new ODataError(
+        'InvalidEncoding',
+        `The path segment ${JSON.stringify(segment.slice(0, 60))} is not valid percent-encoding`,
+      );
+    }
+  });
+  const site = segments[0] ?? '';
+  const root = segments.slice(1, 3);
+  if (root.length < 2 || root[0] !== API_ROOT[0] || root[1] !== API_ROOT[1]) return { site, resource: undefined };
+  const rest = segments.slice(3);
+  // a trailing slash names the same resource
+  if (rest.length > 0 && rest[rest.length - 1] === '') rest.pop();
+  return { site, resource: rest };
+}
+
+/** Reads the segments after the API root. Unknown shapes are 404s; a malformed key predicate is a 400. */
+export function parseResource(segments: readonly string[]): ResourcePath {
+  if (segments.length === 0) return { kind: 'service' };
+  const [first, second, ...rest] = segments;
+  if (rest.length > 0) throw notFound(`No resource at ${segments.join('/')}`);
+  if (first === '$metadata') {
+    if (second !== undefined) throw notFound(`No resource at ${segments.join('/')}`);
+    return { kind: 'metadata' };
+  }
+  const open = first!.indexOf('(');
+  if (open < 0) {
+    if (second !== undefined)
+      throw notFound(`${first} is a collection: address an entity with a key, as ${first}('...')/${second}`);
+    return { kind: 'collection', set: first! };
+  }
+  if (!first!.endsWith(')'))
+    throw new ODataError('InvalidSyntax', `The key predicate of ${first} is not closed with ')'`);
+  const set = first!.slice(0, open);
+  const key = parseKeyPredicate(first!.slice(open + 1, -1), set);
+  if (second === undefined) return { kind: 'entity', set, key };
+  return { kind: 'navigation', set, key, navigation: second };
+}
+
+/** `'WO-1'` or `PONumber='PO-1',LineNumber=2`: literals parsed by the query grammar (so `''` escapes a quote). */
+export function parseKeyPredicate(text: string, set: string): KeyPredicate {
+  const where = `the key of ${set}`;
+  const parts = splitTopLevel(text);
+  const literal = (source: string): LiteralValue => {
+    let expr;
+    try {
+      expr = parseFilter(source.trim());
+    } catch (error) {
+      throw new ODataError(
+        'InvalidSyntax',
+        `${where}: ${source.slice(0, 60)} is not a literal (${error instanceof Error ? error.message : ''})`,
+      );
+    }
+    if (expr.kind !== 'literal')
+      throw new ODataError('InvalidSyntax', `${where}: ${source.slice(0, 60)} is not a literal`);
+    return expr.literal;
+  };
+  if (parts.length === 1 && !/^\s*[A-Za-z_][A-Za-z0-9_]*\s*=/.test(parts[0]!))
+    return { kind: 'single', value: literal(parts[0]!) };
+  const values = new Map<string, LiteralValue>();
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    const name = eq < 0 ? '' : part.slice(0, eq).trim();
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new ODataError('InvalidSyntax', `${where}: expected Name=value, found ${part.slice(0, 60)}`);
+    if (values.has(name)) throw new ODataError('InvalidSyntax', `${where}: ${name} is given twice`);
+    values.set(name, literal(part.slice(eq + 1)));
+  }
+  return { kind: 'named', values };
+}
+
+/** Splits on commas outside single-quoted strings. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'") quoted = !quoted;
+    else if (c === ',' && !quoted) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}

@@ -1,0 +1,657 @@
+// The reference service, free of any HTTP framework: a request (method, URL, headers, body bytes) in, a response
+// (status, headers, body) out. The Fastify and node:http adapters only carry bytes to and from `handle`.
+//
+// Order of checks: the site (404), then credentials (401), then the resource (404), the method (405), the body's
+// media type (415) and size (413), then the query or body (400), then the data (404, 409).
+import { randomUUID } from 'node:crypto';
+import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
+import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
+import type { ActionDefinition, EntityType, Property } from '../model/schema.js';
+import { addDecimal, decimalToString, mulDecimal, parseDecimal, roundDecimal } from '../backends/memory/decimal.js';
+import { parseQuery } from '../syntax/query-string.js';
+import type { LiteralValue } from '../syntax/ast.js';
+import { validateQuery, type QueryLimits } from '../validate/bind.js';
+import { suggest } from '../validate/suggest.js';
+import type { BoundQuery } from '../validate/bound.js';
+import type { Backend } from './backend.js';
+import { checkActionBody, checkBusinessRules, checkCreateBody, checkUpdateBody, type BodyOptions } from './body.js';
+import { entityMembers, readable, type JsonOptions, type Row } from './json.js';
+import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
+import { parseResource, splitPath, type KeyPredicate, type ResourcePath } from './paths.js';
+import { collection, collections, type Collection } from './store/collections.js';
+import { isDuplicateKey, type SqlSession } from './store/driver.js';
+import type { SiteStore } from './store/site-store.js';
+import type { Credential, Site } from './tenancy.js';
+
+export interface ServiceRequest {
+  readonly method: string;
+  /** The path and query string as received (`/north/ODataApi/v1/Parts?$top=5`). */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  readonly body?: Uint8Array | undefined;
+}
+
+export interface ServiceResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+export interface ServiceOptions {
+  readonly backend: Backend;
+  /** Most entities in one response; more come through @odata.nextLink (default 100). */
+  readonly pageSize?: number;
+  /** Largest request body in bytes (default 16 MiB: a 10 MiB attachment is about 13.4 MiB of base64). */
+  readonly maxBodyBytes?: number;
+  /** Limits for query options (validateQuery); the service caps $top at nothing beyond the page size. */
+  readonly limits?: Partial<QueryLimits>;
+  /** The absolute base of links when the Host header should not be trusted (`https://odata.example.com`). */
+  readonly publicUrl?: string;
+  /** Also accept the site as the first label of the host name (`north.odata.example.com/ODataApi/v1/...`). */
+  readonly siteFromHost?: boolean;
+}
+
+const JSON_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true;charset=utf-8';
+const WRITABLE = new Set([
+  'PurchaseRequests',
+  'PRLineItems',
+  'PurchaseOrders',
+  'POLineItems',
+  'POAttachments',
+  'BlanketPOs',
+  'BlanketPOLineItems',
+]);
+/** Child sets whose header must exist: the set, its header set and the shared key. */
+const HEADERS: Readonly<Record<string, { readonly set: string; readonly key: string }>> = {
+  PRLineItems: { set: 'PurchaseRequests', key: 'PRNumber' },
+  POLineItems: { set: 'PurchaseOrders', key: 'PONumber' },
+  BlanketPOLineItems: { set: 'BlanketPOs', key: 'BlanketPONumber' },
+  POAttachments: { set: 'PurchaseOrders', key: 'PONumber' },
+};
+const CLOSED_WORK_ORDER = new Set(['COMP', 'CLOSED', 'CAN']);
+const ACTIONS: ReadonlyMap<string, ActionDefinition> = new Map([
+  ['AddComment', AddComment],
+  ['RemoveActualLabor', RemoveActualLabor],
+]);
+
+function header(request: ServiceRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : (value as string | undefined);
+}
+
+function httpError(code: keyof typeof errorCatalog, message: string, target?: string): ODataError {
+  return new ODataError(code, message, target === undefined ? {} : { target });
+}
+
+export class ODataService {
+  private readonly backend: Backend;
+  private readonly pageSize: number;
+  readonly maxBodyBytes: number;
+  private readonly limits: Partial<QueryLimits>;
+  private readonly metadataXml = toCsdlXml(plantDataModel);
+  private readonly metadataJson = JSON.stringify(toCsdlJson(plantDataModel));
+
+  constructor(private readonly options: ServiceOptions) {
+    this.backend = options.backend;
+    this.pageSize = options.pageSize ?? 100;
+    this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+    this.limits = options.limits ?? {};
+  }
+
+  /** Answers one request; never throws (an unexpected failure is a 500 without internals). */
+  async handle(request: ServiceRequest): Promise<ServiceResponse> {
+    try {
+      return await this.route(request);
+    } catch (error) {
+      return this.errorResponse(error, request);
+    }
+  }
+
+  errorResponse(error: unknown, request?: ServiceRequest): ServiceResponse {
+    const status = isODataError(error) ? error.status : 500;
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
+    if (status === 401) headers['www-authenticate'] = 'Basic realm="odata", charset="UTF-8"';
+    const allow = (error as { allow?: string } | null)?.allow;
+    if (status === 405 && allow !== undefined) headers['allow'] = allow;
+    void request;
+    return { status, headers, body: JSON.stringify(toODataErrorBody(error)) };
+  }
+
+  // ── routing ────────────────────────────────────────────────────────────────
+
+  private async route(request: ServiceRequest): Promise<ServiceResponse> {
+    const url = request.url;
+    const q = url.indexOf('?');
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    let { site: siteName, resource } = splitPath(pathname);
+    if (resource === undefined && this.options.siteFromHost === true) {
+      // north.odata.example.com/ODataApi/v1/...: the site is the host's first label
+      const host = (header(request, 'host') ?? '').split(':')[0]!.split('.')[0]!;
+      const again = splitPath(`/${host}${pathname}`);
+      if (again.resource !== undefined) ({ site: siteName, resource } = again);
+    }
+    const site = await this.backend.directory.site(siteName);
+    if (site === undefined) throw httpError('NotFound', `No site ${JSON.stringify(siteName.slice(0, 63))}`);
+    const credential = await this.backend.directory.authenticate(
+      site.name,
+      header(request, 'api_key'),
+      header(request, 'authorization'),
+    );
+    if (credential === undefined) {
+      const sent = header(request, 'api_key') !== undefined || header(request, 'authorization') !== undefined;
+      throw httpError(
+        'Unauthorized',
+        sent ? 'The credentials are not valid for this site' : 'Send an API_KEY header or HTTP Basic credentials',
+      );
+    }
+    if (resource === undefined)
+      throw httpError('NotFound', `No resource at ${pathname}; the service root is /${site.name}/ODataApi/v1`);
+    const path = parseResource(resource);
+    const context: Context = {
+      site,
+      credential,
+      store: await this.backend.store(site.name),
+      base: this.baseUrl(request, site.name),
+      rawQuery,
+      json: {
+        ieee754Compatible: /ieee754compatible=true/i.test(
+          `${header(request, 'accept') ?? ''};${header(request, 'content-type') ?? ''}`,
+        ),
+      },
+      request,
+    };
+    return this.dispatch(path, context);
+  }
+
+  private baseUrl(request: ServiceRequest, site: string): string {
+    if (this.options.publicUrl !== undefined) return `${this.options.publicUrl.replace(/\/$/, '')}/${site}/ODataApi/v1`;
+    const host = header(request, 'host') ?? 'localhost';
+    const proto = header(request, 'x-forwarded-proto') === 'https' ? 'https' : 'http';
+    return `${proto}://${host}/${site}/ODataApi/v1`;
+  }
+
+  private async dispatch(path: ResourcePath, c: Context): Promise<ServiceResponse> {
+    const method = c.request.method.toUpperCase();
+    switch (path.kind) {
+      case 'service':
+        allow(method, ['GET']);
+        return this.json(200, {
+          '@odata.context': `${c.base}/$metadata`,
+          value: entitySetNames.map((name) => ({ name, kind: 'EntitySet', url: name })),
+        });
+      case 'metadata': {
+        allow(method, ['GET']);
+        const accept = header(c.request, 'accept') ?? '';
+        const wantsJson =
+          /\$format=json/i.test(c.rawQuery) || (/application\/json/i.test(accept) && !/xml/i.test(accept));
+        return wantsJson
+          ? {
+              status: 200,
+              headers: { 'content-type': 'application/json;charset=utf-8', 'odata-version': '4.0' },
+              body: this.metadataJson,
+            }
+          : {
+              status: 200,
+              headers: { 'content-type': 'application/xml;charset=utf-8', 'odata-version': '4.0' },
+              body: this.metadataXml,
+            };
+      }
+      case 'collection': {
+        const set = this.set(path.set);
+        if (set.name === 'MeterReadings') {
+          allow(method, ['GET', 'POST']);
+          return method === 'GET' ? this.read(c, set) : this.postMeterReading(c);
+        }
+        if (WRITABLE.has(set.name)) {
+          allow(method, ['GET', 'POST', 'PATCH']);
+          if (method === 'POST') return this.create(c, set);
+          if (method === 'PATCH') return this.update(c, set, undefined);
+          return this.read(c, set);
+        }
+        allow(method, ['GET']);
+        return this.read(c, set);
+      }
+      case 'entity': {
+        const set = this.set(path.set);
+        const key = this.key(set, path.key);
+        allow(method, WRITABLE.has(set.name) ? ['GET', 'PATCH'] : ['GET']);
+        if (method === 'PATCH') return this.update(c, set, key);
+        return this.readOne(c, set, key);
+      }
+      case 'navigation': {
+        const set = this.set(path.set);
+        const key = this.key(set, path.key);
+        const name = path.navigation.replace(/^PlantData\./, '');
+        const action = ACTIONS.get(name);
+        if (action !== undefined && action.boundTo === set.name) {
+          allow(method, ['POST']);
+          return this.action(c, action, key);
+        }
+        const navigation = set.entityType.navigation.get(path.navigation);
+        if (navigation === undefined) {
+          throw httpError(
+            'NotFound',
+            `${set.entityType.name} has no navigation or action ${JSON.stringify(path.navigation.slice(0, 60))}`,
+          );
+        }
+        allow(method, ['GET']);
+        const parent = await c.store.get(set, key);
+        if (parent === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+        const child = [...collections.values()].find((x) => x.entityType === navigation.target())!;
+        const parentValues: Row = {};
+        for (const [parentKey, childKey] of Object.entries(navigation.foreignKey))
+          parentValues[childKey] = parent[parentKey];
+        return this.read(c, child, parentValues, `${path.set}(${describeKey(key, true)})/${navigation.name}`);
+      }
+    }
+  }
+
+  private set(name: string): Collection {
+    const set = plantDataModel.entitySets.has(name) ? collections.get(name) : undefined;
+    if (set === undefined) {
+      const near = suggest(name, entitySetNames);
+      throw httpError(
+        'NotFound',
+        `No entity set ${JSON.stringify(name.slice(0, 60))}${near === undefined ? '' : `; did you mean ${near}?`}`,
+      );
+    }
+    return set;
+  }
+
+  /** A key predicate as key values, typed by the key properties. */
+  private key(set: Collection, predicate: KeyPredicate): Row {
+    const keys = set.entityType.key;
+    const values = new Map<string, LiteralValue>();
+    if (predicate.kind === 'single') {
+      if (keys.length !== 1) {
+        throw httpError(
+          'InvalidSyntax',
+          `${set.name} has a key of ${keys.length} parts: write ${keys.map((k) => `${k.name}=...`).join(',')}`,
+        );
+      }
+      values.set(keys[0]!.name, predicate.value);
+    } else {
+      for (const [name, value] of predicate.values) {
+        if (!keys.some((k) => k.name === name))
+          throw httpError('InvalidSyntax', `${name} is not part of the key of ${set.name}`);
+        values.set(name, value);
+      }
+      const missing = keys.filter((k) => !values.has(k.name)).map((k) => k.name);
+      if (missing.length > 0)
+        throw httpError('InvalidSyntax', `The key of ${set.name} also needs ${missing.join(', ')}`);
+    }
+    const row: Row = {};
+    for (const property of keys) row[property.name] = keyValue(property, values.get(property.name)!, set.name);
+    return row;
+  }
+
+  // ── reads ──────────────────────────────────────────────────────────────────
+
+  private async read(c: Context, set: Collection, parent?: Row, contextPath = set.name): Promise<ServiceResponse> {
+    const options = parseQuery(c.rawQuery);
+    const bound = validateQuery(options, set.entityType, this.limits);
+    // server-driven paging: at most one page; the rest through an absolute next link
+    const top = bound.top;
+    const skip = bound.skip ?? 0;
+    const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
+    const page: BoundQuery = { ...bound, top: pageTop };
+    const { rows, count } = await c.store.query(set, page, parent);
+    const remaining = top === undefined ? undefined : top - rows.length;
+    const more = rows.length === pageTop && pageTop > 0 && (remaining === undefined || remaining > 0);
+    const members: string[] = [
+      `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextPath}${selectSuffix(options.select !== undefined, bound)}`)}`,
+    ];
+    if (count !== undefined) members.push(`"@odata.count":${count}`);
+    members.push(`"value":[${rows.map((row) => `{${entityMembers(bound.select, row, c.json)}}`).join(',')}]`);
+    if (more) members.push(`"@odata.nextLink":${JSON.stringify(nextLink(c, skip + rows.length, remaining))}`);
+    return { status: 200, headers: this.headers(), body: `{${members.join(',')}}` };
+  }
+
+  private async readOne(c: Context, set: Collection, key: Row): Promise<ServiceResponse> {
+    // one entity: $select applies; the options that shape a collection do not
+    const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
+    const { select } = validateQuery(options, set.entityType, this.limits);
+    const row = await c.store.get(set, key);
+    if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+    return this.entityResponse(c, set, row, 200, select);
+  }
+
+  private entityResponse(
+    c: Context,
+    set: Collection,
+    row: Row,
+    status: number,
+    select: readonly Property[] = readable(set.entityType),
+  ): ServiceResponse {
+    const context = `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${set.name}/$entity`)}`;
+    return { status, headers: this.headers(), body: `{${context},${entityMembers(select, row, c.json)}}` };
+  }
+
+  // ── writes ─────────────────────────────────────────────────────────────────
+
+  private bodyOptions(c: Context): BodyOptions {
+    return { timeZone: c.site.timeZone, offsetlessInstants: ['ReadingDate'] };
+  }
+
+  private readBody(c: Context): unknown {
+    const type = header(c.request, 'content-type') ?? '';
+    if (!/^application\/json\b/i.test(type.trim())) {
+      throw httpError(
+        'UnsupportedMediaType',
+        `Send the body as application/json (received ${type === '' ? 'no Content-Type' : type.slice(0, 80)})`,
+      );
+    }
+    const bytes = c.request.body ?? new Uint8Array();
+    if (bytes.length > this.maxBodyBytes)
+      throw httpError('PayloadTooLarge', `The body exceeds ${this.maxBodyBytes} bytes`);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw httpError('InvalidBody', 'The body is not valid UTF-8');
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw httpError(
+        'InvalidBody',
+        `The body is not valid JSON: ${error instanceof Error ? error.message.slice(0, 120) : ''}`,
+      );
+    }
+  }
+
+  private async create(c: Context, set: Collection): Promise<ServiceResponse> {
+    const sent = checkCreateBody(set.entityType, this.readBody(c), this.bodyOptions(c));
+    checkBusinessRules(set.name, sent);
+    const stored = await c.store.driver.transaction(async (session) => {
+      const row = await this.withDefaults(c, session, set, sent);
+      const header = HEADERS[set.name];
+      if (
+        header !== undefined &&
+        (await c.store.get(collection(header.set as never), { [header.key]: row[header.key] }, session)) === undefined
+      ) {
+        throw httpError(
+          'InvalidBody',
+          `${header.key} ${String(row[header.key])} names no ${header.set.replace(/s$/, '')} of this site`,
+          header.key,
+        );
+      }
+      computeFields(set, row, c.credential);
+      try {
+        await c.store.insert(session, set, row);
+      } catch (error) {
+        if (isDuplicateKey(error))
+          throw httpError('Conflict', `${set.entityType.name} ${describeKey(keyOf(set, row))} exists`);
+        throw error;
+      }
+      return row;
+    });
+    const response = this.entityResponse(c, set, stored, 201);
+    response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true)})`;
+    return response;
+  }
+
+  private async update(c: Context, set: Collection, pathKey: Row | undefined): Promise<ServiceResponse> {
+    const { key, changes } = checkUpdateBody(
+      set.entityType,
+      this.readBody(c),
+      pathKey === undefined ? {} : { fromPath: pathKey },
+      this.bodyOptions(c),
+    );
+    const stored = await c.store.driver.transaction(async (session) => {
+      const existing = await c.store.get(set, key, session);
+      if (existing === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+      const row: Row = { ...existing, ...changes };
+      checkBusinessRules(set.name, row);
+      computeFields(set, row, c.credential, changes);
+      row['LastModifiedDate'] = new Date().toISOString();
+      await c.store.update(session, set, row);
+      return row;
+    });
+    if (/return=minimal/i.test(header(c.request, 'prefer') ?? '')) {
+      return { status: 204, headers: { 'odata-version': '4.0', 'preference-applied': 'return=minimal' } };
+    }
+    return this.entityResponse(c, set, stored, 200);
+  }
+
+  /** Fills what a create omitted: defaults, sequences, line numbers, GUIDs and timestamps. */
+  private async withDefaults(c: Context, session: SqlSession, set: Collection, sent: Row): Promise<Row> {
+    const now = new Date().toISOString();
+    const row: Row = { ...sent };
+    for (const property of set.entityType.properties.values()) {
+      if (row[property.name] !== undefined) continue;
+      const fallback = property.default;
+      if (property.name === 'CreatedDate' || property.name === 'LastModifiedDate') row[property.name] = now;
+      else if (fallback === undefined) row[property.name] = null;
+      else if ('value' in fallback)
+        row[property.name] = property.type === 'Edm.Decimal' ? String(fallback.value) : fallback.value;
+      else if (fallback.generate === 'now') row[property.name] = now;
+      else if (fallback.generate === 'uuid') row[property.name] = randomUUID();
+      else if (fallback.generate === 'sequence') {
+        // the next number not taken yet (imported or demo records may have used some)
+        for (;;) {
+          const n = await c.store.nextSequence(session, `${set.name}.${property.name}`);
+          const value = `${fallback.prefix}${String(n).padStart(fallback.digits, '0')}`;
+          if ((await c.store.get(set, { [property.name]: value }, session)) === undefined) {
+            row[property.name] = value;
+            break;
+          }
+        }
+      } else {
+        const parent = HEADERS[set.name];
+        const scope: Row = parent === undefined ? {} : { [parent.key]: row[parent.key] };
+        row[property.name] = (await c.store.maxOf(session, set, property.name, scope)) + 1;
+      }
+    }
+    return row;
+  }
+
+  // ── meter readings and actions ─────────────────────────────────────────────
+
+  private async postMeterReading(c: Context): Promise<ServiceResponse> {
+    const readings = collection('MeterReadings');
+    const history = collection('MeterReadingHistory');
+    const sent = checkCreateBody(readings.entityType, this.readBody(c), this.bodyOptions(c));
+    const stored = await c.store.driver.transaction(async (session) => {
+      const now = new Date().toISOString();
+      const meter = { MeterID: sent['MeterID'] };
+      const reading: Row = { ...sent, ReadingDate: sent['ReadingDate'] ?? now, CreatedDate: now };
+      for (const p of history.entityType.properties.keys()) if (reading[p] === undefined) reading[p] = null;
+      reading['ReadingID'] = (await c.store.maxOf(session, history, 'ReadingID', meter)) + 1;
+      await c.store.insert(session, history, reading);
+      const current = await c.store.get(readings, meter, session);
+      const entity: Row = {};
+      for (const p of readings.entityType.properties.keys()) entity[p] = reading[p] ?? null;
+      entity['LastModifiedDate'] = now;
+      if (current === undefined) await c.store.insert(session, readings, entity);
+      else if (Date.parse(String(entity['ReadingDate'])) >= Date.parse(String(current['ReadingDate'] ?? 0))) {
+        entity['CreatedDate'] = current['CreatedDate'];
+        await c.store.update(session, readings, entity);
+      } else return { ...entity, CreatedDate: now };
+      return entity;
+    });
+    const response = this.entityResponse(c, readings, stored, 201);
+    response.headers['location'] = `${c.base}/MeterReadings(${describeKey({ MeterID: stored['MeterID'] }, true)})`;
+    return response;
+  }
+
+  private async action(c: Context, action: ActionDefinition, key: Row): Promise<ServiceResponse> {
+    const parameters = checkActionBody(action, this.readBody(c), this.bodyOptions(c));
+    const workOrders = collection('WorkOrders');
+    await c.store.driver.transaction(async (session) => {
+      const workOrder = await c.store.get(workOrders, key, session);
+      if (workOrder === undefined) throw httpError('NotFound', `No work order ${describeKey(key)}`);
+      const now = new Date().toISOString();
+      if (action.name === 'AddComment') {
+        const comments = collection('WorkOrderComments');
+        const id = { WorkOrderID: workOrder['WorkOrderID'] };
+        const next = (await c.store.maxOf(session, comments, 'CommentID', id)) + 1;
+        await c.store.insert(session, comments, {
+          ...id,
+          CommentID: next,
+          Comment: parameters['Comment'],
+          Username: parameters['Username'],
+          CreatedDate: now,
+        });
+      } else {
+        await this.removeLabor(c, session, workOrder, parameters);
+      }
+      await c.store.update(session, workOrders, { ...workOrder, LastModifiedDate: now });
+    });
+    return {
+      status: 200,
+      headers: this.headers(),
+      body: `{"@odata.context":${JSON.stringify(`${c.base}/$metadata#Edm.Boolean`)},"value":true}`,
+    };
+  }
+
+  /** Removes the oldest labor record equal to the parameters, and keeps the work order's hour sums. */
+  private async removeLabor(c: Context, session: SqlSession, workOrder: Row, p: Row): Promise<void> {
+    const labor = collection('ActualLabor');
+    const records = await c.store.children(labor, { WorkOrderID: workOrder['WorkOrderID'] }, session);
+    const same = (a: unknown, b: unknown): boolean => decimalText(a) === decimalText(b);
+    const match = records
+      .filter(
+        (r) =>
+          r['PeopleID'] === p['PeopleID'] &&
+          r['Craft'] === p['Craft'] &&
+          same(r['Hours'], p['Hours']) &&
+          same(r['OTHours'] ?? '0', p['OTHours'] ?? '0') &&
+          Date.parse(String(r['StartDate'])) === Date.parse(String(p['StartDate'])),
+      )
+      .sort(
+        (a, b) =>
+          String(a['CreatedDate']).localeCompare(String(b['CreatedDate'])) ||
+          String(a['LaborID']).localeCompare(String(b['LaborID'])),
+      )[0];
+    if (match === undefined)
+      throw httpError(
+        'LaborRecordNotFound',
+        `Work order ${String(workOrder['WorkOrderID'])} has no labor record with these values`,
+      );
+    await c.store.delete(session, labor, { WorkOrderID: workOrder['WorkOrderID'], LaborID: match['LaborID'] });
+    const left = records.filter((r) => r !== match);
+    const sum = (name: string): string =>
+      decimalToString(
+        left.reduce((total, r) => addDecimal(total, parseDecimal(String(r[name] ?? '0'))!), parseDecimal('0')!),
+      );
+    workOrder['ActualHours'] = sum('Hours');
+    workOrder['ActualOTHours'] = sum('OTHours');
+  }
+
+  // ── responses ──────────────────────────────────────────────────────────────
+
+  private headers(): Record<string, string> {
+    return { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
+  }
+
+  private json(status: number, body: unknown): ServiceResponse {
+    return { status, headers: this.headers(), body: JSON.stringify(body) };
+  }
+}
+
+interface Context {
+  readonly site: Site;
+  readonly credential: Credential;
+  readonly store: SiteStore;
+  /** The absolute service root of the site (`http://host/north/ODataApi/v1`). */
+  readonly base: string;
+  readonly rawQuery: string;
+  readonly json: JsonOptions;
+  readonly request: ServiceRequest;
+}
+
+class MethodNotAllowed extends ODataError {
+  constructor(
+    method: string,
+    readonly allow: string,
+  ) {
+    super('MethodNotAllowed', `${method.slice(0, 20)} is not allowed here; allowed: ${allow}`);
+  }
+}
+
+function allow(method: string, methods: readonly string[]): void {
+  const all = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+  if (!all.includes(method)) throw new MethodNotAllowed(method, methods.join(', '));
+}
+
+function selectSuffix(selected: boolean, bound: BoundQuery): string {
+  return selected ? `(${bound.select.map((p) => p.name).join(',')})` : '';
+}
+
+/** The query string with $skip and $top replaced, as an absolute URL of the same resource. */
+function nextLink(c: Context, skip: number, remaining: number | undefined): string {
+  const kept = c.rawQuery.split('&').filter((pair) => pair !== '' && !/^(%24|\$)?(skip|top)=/i.test(pair));
+  kept.push(`$skip=${skip}`);
+  if (remaining !== undefined) kept.push(`$top=${remaining}`);
+  const q = c.request.url.indexOf('?');
+  const path = q < 0 ? c.request.url : c.request.url.slice(0, q);
+  const origin = c.base.slice(0, c.base.indexOf('/', c.base.indexOf('//') + 2));
+  return `${origin}${path}?${kept.join('&')}`;
+}
+
+function keyValue(property: Property, literal: LiteralValue, set: string): unknown {
+  const expected = property.type;
+  const fits =
+    literal.type === expected ||
+    (expected === 'Edm.Int64' && literal.type === 'Edm.Int32') ||
+    (expected === 'Edm.Guid' && literal.type === 'Edm.Guid');
+  if (!fits) {
+    throw httpError(
+      'TypeMismatch',
+      `The key ${property.name} of ${set} is ${expected}; the path gives ${literal.type === 'null' ? 'null' : literal.type}`,
+      property.name,
+    );
+  }
+  return 'value' in literal ? (typeof literal.value === 'bigint' ? literal.value.toString() : literal.value) : null;
+}
+
+function keyOf(set: Collection, row: Row): Row {
+  return Object.fromEntries(set.entityType.key.map((p) => [p.name, row[p.name]]));
+}
+
+/** `'WO-1'` or `PONumber='PO-1',LineNumber=2` (OData literal syntax, quotes doubled). */
+function describeKey(key: Row, asPath = false): string {
+  const literal = (v: unknown): string => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v));
+  const entries = Object.entries(key);
+  if (entries.length === 1) return literal(entries[0]![1]);
+  const text = entries.map(([k, v]) => `${k}=${literal(v)}`).join(',');
+  return asPath ? text : `(${text})`;
+}
+
+function decimalText(value: unknown): string | undefined {
+  const d = value === null || value === undefined ? undefined : parseDecimal(String(value));
+  return d === undefined ? undefined : decimalToString(d);
+}
+
+/** Money products keep four places, rounded half away from zero (the column's scale). */
+function moneyProduct(a: unknown, b: unknown): string | null {
+  const x = a === null || a === undefined ? undefined : parseDecimal(String(a));
+  const y = b === null || b === undefined ? undefined : parseDecimal(String(b));
+  if (x === undefined || y === undefined) return null;
+  const scaled = roundDecimal(mulDecimal(mulDecimal(x, y), parseDecimal('10000')!));
+  return decimalToString(mulDecimal(scaled, parseDecimal('0.0001')!));
+}
+
+/** Server-computed fields of a row about to be written (MODEL.md: R/O fields). */
+function computeFields(set: Collection, row: Row, credential: Credential, changes?: Row): void {
+  switch (set.name) {
+    case 'PRLineItems':
+      row['ExtendedCost'] = moneyProduct(row['Quantity'], row['EstimatedUnitCost']);
+      break;
+    case 'POLineItems':
+      row['ExtendedPrice'] = moneyProduct(row['QuantityOrdered'], row['UnitPrice']);
+      break;
+    case 'POAttachments':
+      if (changes === undefined || changes['ContentBase64'] !== undefined) {
+        const content = row['ContentBase64'];
+        row['SizeBytes'] = content instanceof Uint8Array ? content.length : 0;
+        row['UploadedBy'] = credential.kind === 'user' ? credential.name : `key:${credential.name}`;
+      }
+      break;
+    case 'WorkOrders':
+      row['IsOpen'] = !CLOSED_WORK_ORDER.has(String(row['Status']));
+      break;
+  }
+}

@@ -1,0 +1,270 @@
+// Sites, their API keys and users: the control plane. Secrets are stored only as scrypt hashes with their own salt
+// and compared in constant time; a key is shown once, when it is made, as `<id>.<secret>`, and can be revoked.
+import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { SqlParam } from '../backends/sql/index.js';
+import type { SqlDriver } from './store/driver.js';
+
+const scrypt = promisify(scryptCallback) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>;
+
+const SCRYPT = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const HASH_BYTES = 32;
+
+/** Site names: the first path segment of every URL (and the first label of a host name), so DNS-label shaped. */
+export const SITE_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const USER_NAME = /^[^\s:]{1,40}$/u;
+
+export interface Site {
+  readonly name: string;
+  /** The IANA time zone offset-less instants are read in (MeterReadings.ReadingDate). */
+  readonly timeZone: string;
+  readonly createdDate: string;
+}
+
+export interface KeyInfo {
+  readonly id: string;
+  readonly label: string | null;
+  readonly createdDate: string;
+  readonly revoked: boolean;
+}
+
+/** Who made a request: an API key or a user of the site. */
+export interface Credential {
+  readonly site: string;
+  readonly kind: 'key' | 'user';
+  /** The key's id or the user's name (never a secret). */
+  readonly name: string;
+}
+
+export class TenancyError extends Error {
+  override readonly name = 'TenancyError';
+}
+
+async function hashSecret(secret: string, salt: Buffer): Promise<Buffer> {
+  return scrypt(secret, salt, HASH_BYTES, SCRYPT);
+}
+
+async function verifySecret(secret: string, salt: Buffer, expected: Buffer): Promise<boolean> {
+  const actual = await hashSecret(secret, salt);
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A fixed salt and hash to spend the same scrypt time on an unknown key id or user as on a known one. */
+const DUMMY_SALT = randomBytes(16);
+const DUMMY_HASH = randomBytes(HASH_BYTES);
+
+const VERIFIED_TTL_MS = 60_000;
+
+export class Directory {
+  private readonly sites = new Map<string, Site | null>();
+  /** Credentials verified recently, by a hash of the site and what was presented: scrypt once a minute, not per request. */
+  private readonly verified = new Map<string, { credential: Credential; expires: number }>();
+
+  constructor(private readonly driver: SqlDriver) {}
+
+  private q(name: string): string {
+    return `"${name}"`;
+  }
+
+  private marks(n: number): string[] {
+    return Array.from({ length: n }, (_, i) => (this.driver.dialect === 'postgres' ? `$${i + 1}` : '?'));
+  }
+
+  async init(): Promise<void> {
+    const text = this.driver.dialect === 'postgres' ? 'text' : 'TEXT';
+    const blob = this.driver.dialect === 'postgres' ? 'bytea' : 'BLOB';
+    const bool = this.driver.dialect === 'postgres' ? 'boolean' : 'INTEGER';
+    await this.driver.run(
+      `CREATE TABLE IF NOT EXISTS "odata_sites" ("name" ${text} PRIMARY KEY, "time_zone" ${text} NOT NULL, "created" ${text} NOT NULL)`,
+    );
+    await this.driver.run(
+      `CREATE TABLE IF NOT EXISTS "odata_keys" ("id" ${text} PRIMARY KEY, "site" ${text} NOT NULL, "label" ${text}, "salt" ${blob} NOT NULL, "hash" ${blob} NOT NULL, "created" ${text} NOT NULL, "revoked" ${bool} NOT NULL)`,
+    );
+    await this.driver.run(
+      `CREATE TABLE IF NOT EXISTS "odata_users" ("site" ${text} NOT NULL, "name" ${text} NOT NULL, "salt" ${blob} NOT NULL, "hash" ${blob} NOT NULL, "created" ${text} NOT NULL, PRIMARY KEY ("site", "name"))`,
+    );
+  }
+
+  // ── sites ──────────────────────────────────────────────────────────────────
+
+  async createSite(name: string, options: { timeZone?: string } = {}): Promise<Site> {
+    if (!SITE_NAME.test(name)) {
+      throw new TenancyError(
+        `Site names are lower-case letters, digits and inner hyphens (at most 63): ${JSON.stringify(name)}`,
+      );
+    }
+    const timeZone = options.timeZone ?? 'UTC';
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone });
+    } catch {
+      throw new TenancyError(`Unknown time zone ${JSON.stringify(timeZone)}`);
+    }
+    if ((await this.site(name)) !== undefined) throw new TenancyError(`Site ${name} exists`);
+    const site: Site = { name, timeZone, createdDate: new Date().toISOString() };
+    await this.driver.run(
+      `INSERT INTO "odata_sites" ("name", "time_zone", "created") VALUES (${this.marks(3).join(', ')})`,
+      [name, timeZone, site.createdDate],
+    );
+    this.sites.set(name, site);
+    return site;
+  }
+
+  async site(name: string): Promise<Site | undefined> {
+    if (!SITE_NAME.test(name)) return undefined;
+    const cached = this.sites.get(name);
+    if (cached !== undefined) return cached ?? undefined;
+    const [row] = await this.driver.all(
+      `SELECT "name", "time_zone", "created" FROM "odata_sites" WHERE "name" = ${this.marks(1)[0]}`,
+      [name],
+    );
+    const site =
+      row === undefined
+        ? null
+        : { name: String(row['name']), timeZone: String(row['time_zone']), createdDate: String(row['created']) };
+    // remember hits; misses only briefly (a site may be created by another process)
+    if (site !== null) this.sites.set(name, site);
+    return site ?? undefined;
+  }
+
+  async listSites(): Promise<Site[]> {
+    const rows = await this.driver.all(`SELECT "name", "time_zone", "created" FROM "odata_sites" ORDER BY "name"`);
+    return rows.map((r) => ({
+      name: String(r['name']),
+      timeZone: String(r['time_zone']),
+      createdDate: String(r['created']),
+    }));
+  }
+
+  // ── keys ───────────────────────────────────────────────────────────────────
+
+  /** A new API key for a site: the only time its secret is seen. */
+  async createKey(site: string, label?: string): Promise<{ id: string; key: string }> {
+    if ((await this.site(site)) === undefined) throw new TenancyError(`No site ${site}`);
+    const id = `k${randomBytes(6).toString('hex')}`;
+    const secret = randomBytes(24).toString('base64url');
+    const salt = randomBytes(16);
+    const hash = await hashSecret(secret, salt);
+    await this.driver.run(
+      `INSERT INTO "odata_keys" ("id", "site", "label", "salt", "hash", "created", "revoked") VALUES (${this.marks(7).join(', ')})`,
+      [id, site, label ?? null, salt, hash, new Date().toISOString(), this.bool(false)],
+    );
+    return { id, key: `${id}.${secret}` };
+  }
+
+  async listKeys(site: string): Promise<KeyInfo[]> {
+    const rows = await this.driver.all(
+      `SELECT "id", "label", "created", "revoked" FROM "odata_keys" WHERE "site" = ${this.marks(1)[0]} ORDER BY "created", "id"`,
+      [site],
+    );
+    return rows.map((r) => ({
+      id: String(r['id']),
+      label: r['label'] === null ? null : String(r['label']),
+      createdDate: String(r['created']),
+      revoked: Boolean(Number(r['revoked']) || r['revoked'] === true),
+    }));
+  }
+
+  async revokeKey(site: string, id: string): Promise<boolean> {
+    const [a, b] = this.marks(3).slice(1);
+    const changed = await this.driver.run(
+      `UPDATE "odata_keys" SET "revoked" = ${this.marks(1)[0]} WHERE "site" = ${a} AND "id" = ${b}`,
+      [this.bool(true), site, id],
+    );
+    this.verified.clear(); // a revoked key stops working at once
+    return changed > 0;
+  }
+
+  // ── users ──────────────────────────────────────────────────────────────────
+
+  async createUser(site: string, name: string, password: string): Promise<void> {
+    if ((await this.site(site)) === undefined) throw new TenancyError(`No site ${site}`);
+    if (!USER_NAME.test(name)) throw new TenancyError('A user name is 1 to 40 characters without spaces or colons');
+    if (password.length < 8) throw new TenancyError('A password has at least 8 characters');
+    const salt = randomBytes(16);
+    const hash = await hashSecret(password, salt);
+    await this.driver.run(
+      `INSERT INTO "odata_users" ("site", "name", "salt", "hash", "created") VALUES (${this.marks(5).join(', ')})`,
+      [site, name, salt, hash, new Date().toISOString()],
+    );
+    this.verified.clear();
+  }
+
+  // ── authentication ─────────────────────────────────────────────────────────
+
+  /**
+   * The credential of a request to `site`, or undefined (a 401). The API_KEY header decides when present, even
+   * with valid Basic credentials beside it; otherwise HTTP Basic with a user of the site.
+   */
+  async authenticate(
+    site: string,
+    apiKey: string | undefined,
+    authorization: string | undefined,
+  ): Promise<Credential | undefined> {
+    const presented =
+      apiKey !== undefined ? `key:${apiKey}` : authorization !== undefined ? `basic:${authorization}` : undefined;
+    if (presented === undefined) return undefined;
+    const cacheKey = createHash('sha256').update(`${site}\u0000${presented}`).digest('base64');
+    const hit = this.verified.get(cacheKey);
+    if (hit !== undefined && hit.expires > Date.now()) return hit.credential;
+    const credential =
+      apiKey !== undefined ? await this.checkKey(site, apiKey) : await this.checkBasic(site, authorization!);
+    if (credential !== undefined) {
+      if (this.verified.size > 10_000) this.verified.clear();
+      this.verified.set(cacheKey, { credential, expires: Date.now() + VERIFIED_TTL_MS });
+    }
+    return credential;
+  }
+
+  private async checkKey(site: string, key: string): Promise<Credential | undefined> {
+    const dot = key.indexOf('.');
+    const id = dot < 0 ? '' : key.slice(0, dot);
+    const secret = dot < 0 ? key : key.slice(dot + 1);
+    const [row] =
+      id === '' || id.length > 40
+        ? []
+        : await this.driver.all(
+            `SELECT "site", "salt", "hash", "revoked" FROM "odata_keys" WHERE "id" = ${this.marks(1)[0]}`,
+            [id],
+          );
+    const known = row !== undefined;
+    const ok = await verifySecret(
+      secret,
+      known ? Buffer.from(row['salt'] as Uint8Array) : DUMMY_SALT,
+      known ? Buffer.from(row['hash'] as Uint8Array) : DUMMY_HASH,
+    );
+    const revoked = known && (row['revoked'] === true || Number(row['revoked']) === 1);
+    // another site's key is as good as no key (401), and so is a revoked one
+    return ok && known && !revoked && row['site'] === site ? { site, kind: 'key', name: id } : undefined;
+  }
+
+  private async checkBasic(site: string, authorization: string): Promise<Credential | undefined> {
+    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
+    const decoded = match === null ? '' : Buffer.from(match[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const name = colon < 0 ? '' : decoded.slice(0, colon);
+    const password = colon < 0 ? '' : decoded.slice(colon + 1);
+    const [row] =
+      name === '' || name.length > 40
+        ? []
+        : await this.driver.all(
+            `SELECT "salt", "hash" FROM "odata_users" WHERE "site" = ${this.marks(2)[0]} AND "name" = ${this.marks(2)[1]}`,
+            [site, name],
+          );
+    const known = row !== undefined;
+    const ok = await verifySecret(
+      password,
+      known ? Buffer.from(row['salt'] as Uint8Array) : DUMMY_SALT,
+      known ? Buffer.from(row['hash'] as Uint8Array) : DUMMY_HASH,
+    );
+    return ok && known ? { site, kind: 'user', name } : undefined;
+  }
+
+  private bool(value: boolean): SqlParam {
+    return this.driver.dialect === 'postgres' ? value : value ? 1 : 0;
+  }
+}
