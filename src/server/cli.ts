@@ -163,9 +163,10 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
   const pageSize = flag(flags, 'page-size');
   const service = new ODataService({ backend, ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }) });
   const app = createServer({ service });
-  const port = Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004);
   const host = flag(flags, 'host') ?? '127.0.0.1';
-  await app.listen({ port, host });
+  await app.listen({ port: Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004), host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
   const where = backend.kind === 'postgres' ? 'PostgreSQL' : `SQLite files under ${flag(flags, 'data') ?? 'data'}/`;
   console.log(`odata-engine serving on http://${host}:${port} (${where})`);
   if (flags.has('demo')) {
