@@ -1,0 +1,44 @@
+// The node:http adapter: the same service without Fastify, on a real port.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeServer } from '../../src/server/node-http.js';
+import { ODataService } from '../../src/server/service.js';
+import { startServer, type RunningServer } from './harness.js';
+
+describe('the node:http adapter', () => {
+  let s: RunningServer;
+  let server: ReturnType<typeof createNodeServer>;
+  let root: string;
+  beforeAll(async () => {
+    s = await startServer('sqlite');
+    server = createNodeServer(new ODataService({ backend: s.backend, maxBodyBytes: 1024 }));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${s.site}/ODataApi/v1`;
+  }, 60_000);
+  afterAll(async () => {
+    server.close();
+    await s.close();
+  });
+
+  it('answers reads, writes and errors as the Fastify app does', async () => {
+    const read = await fetch(`${root}/Accounts?$top=2`, { headers: { API_KEY: s.key } });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('odata-version')).toBe('4.0');
+    expect(((await read.json()) as { value: unknown[] }).value).toHaveLength(2);
+    const created = await fetch(`${root}/PurchaseOrders`, {
+      method: 'POST',
+      headers: { API_KEY: s.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ VendorID: 'V-HTTP' }),
+    });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${root}/Accounts`)).status).toBe(401);
+    const large = await fetch(`${root}/PurchaseOrders`, {
+      method: 'POST',
+      headers: { API_KEY: s.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ VendorID: 'V', Notes: 'x'.repeat(2000) }),
+    });
+    expect(large.status).toBe(413);
+  });
+});
