@@ -3,11 +3,10 @@
 //
 // Order of checks: the site (404), then credentials (401), then the resource (404), the method (405), the body's
 // media type (415) and size (413), then the query or body (400), then the data (404, 409).
-import { randomUUID } from 'node:crypto';
 import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
 import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
 import type { ActionDefinition, EntityType, Property } from '../model/schema.js';
-import { addDecimal, decimalToString, mulDecimal, parseDecimal, roundDecimal } from '../backends/memory/decimal.js';
+import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/decimal.js';
 import { parseQuery } from '../syntax/query-string.js';
 import type { LiteralValue } from '../syntax/ast.js';
 import { validateQuery, type QueryLimits } from '../validate/bind.js';
@@ -19,7 +18,8 @@ import { entityMembers, readable, type JsonOptions, type Row } from './json.js';
 import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type ResourcePath } from './paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
-import { isDuplicateKey, type SqlSession } from './store/driver.js';
+import type { SqlSession } from './store/driver.js';
+import { computeFields, insertEntity, recordMeterReading } from './writes.js';
 import type { SiteStore } from './store/site-store.js';
 import type { Credential, Site } from './tenancy.js';
 
@@ -61,14 +61,6 @@ const WRITABLE = new Set([
   'BlanketPOs',
   'BlanketPOLineItems',
 ]);
-/** Child sets whose header must exist: the set, its header set and the shared key. */
-const HEADERS: Readonly<Record<string, { readonly set: string; readonly key: string }>> = {
-  PRLineItems: { set: 'PurchaseRequests', key: 'PRNumber' },
-  POLineItems: { set: 'PurchaseOrders', key: 'PONumber' },
-  BlanketPOLineItems: { set: 'BlanketPOs', key: 'BlanketPONumber' },
-  POAttachments: { set: 'PurchaseOrders', key: 'PONumber' },
-};
-const CLOSED_WORK_ORDER = new Set(['COMP', 'CLOSED', 'CAN']);
 const ACTIONS: ReadonlyMap<string, ActionDefinition> = new Map([
   ['AddComment', AddComment],
   ['RemoveActualLabor', RemoveActualLabor],
@@ -364,29 +356,9 @@ export class ODataService {
   private async create(c: Context, set: Collection): Promise<ServiceResponse> {
     const sent = checkCreateBody(set.entityType, this.readBody(c), this.bodyOptions(c));
     checkBusinessRules(set.name, sent);
-    const stored = await c.store.driver.transaction(async (session) => {
-      const row = await this.withDefaults(c, session, set, sent);
-      const header = HEADERS[set.name];
-      if (
-        header !== undefined &&
-        (await c.store.get(collection(header.set as never), { [header.key]: row[header.key] }, session)) === undefined
-      ) {
-        throw httpError(
-          'InvalidBody',
-          `${header.key} ${String(row[header.key])} names no ${header.set.replace(/s$/, '')} of this site`,
-          header.key,
-        );
-      }
-      computeFields(set, row, c.credential);
-      try {
-        await c.store.insert(session, set, row);
-      } catch (error) {
-        if (isDuplicateKey(error))
-          throw httpError('Conflict', `${set.entityType.name} ${describeKey(keyOf(set, row))} exists`);
-        throw error;
-      }
-      return row;
-    });
+    const stored = await c.store.driver.transaction((session) =>
+      insertEntity(c.store, session, set, sent, c.credential),
+    );
     const response = this.entityResponse(c, set, stored, 201);
     response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true)})`;
     return response;
@@ -415,62 +387,12 @@ export class ODataService {
     return this.entityResponse(c, set, stored, 200);
   }
 
-  /** Fills what a create omitted: defaults, sequences, line numbers, GUIDs and timestamps. */
-  private async withDefaults(c: Context, session: SqlSession, set: Collection, sent: Row): Promise<Row> {
-    const now = new Date().toISOString();
-    const row: Row = { ...sent };
-    for (const property of set.entityType.properties.values()) {
-      if (row[property.name] !== undefined) continue;
-      const fallback = property.default;
-      if (property.name === 'CreatedDate' || property.name === 'LastModifiedDate') row[property.name] = now;
-      else if (fallback === undefined) row[property.name] = null;
-      else if ('value' in fallback)
-        row[property.name] = property.type === 'Edm.Decimal' ? String(fallback.value) : fallback.value;
-      else if (fallback.generate === 'now') row[property.name] = now;
-      else if (fallback.generate === 'uuid') row[property.name] = randomUUID();
-      else if (fallback.generate === 'sequence') {
-        // the next number not taken yet (imported or demo records may have used some)
-        for (;;) {
-          const n = await c.store.nextSequence(session, `${set.name}.${property.name}`);
-          const value = `${fallback.prefix}${String(n).padStart(fallback.digits, '0')}`;
-          if ((await c.store.get(set, { [property.name]: value }, session)) === undefined) {
-            row[property.name] = value;
-            break;
-          }
-        }
-      } else {
-        const parent = HEADERS[set.name];
-        const scope: Row = parent === undefined ? {} : { [parent.key]: row[parent.key] };
-        row[property.name] = (await c.store.maxOf(session, set, property.name, scope)) + 1;
-      }
-    }
-    return row;
-  }
-
   // ── meter readings and actions ─────────────────────────────────────────────
 
   private async postMeterReading(c: Context): Promise<ServiceResponse> {
     const readings = collection('MeterReadings');
-    const history = collection('MeterReadingHistory');
     const sent = checkCreateBody(readings.entityType, this.readBody(c), this.bodyOptions(c));
-    const stored = await c.store.driver.transaction(async (session) => {
-      const now = new Date().toISOString();
-      const meter = { MeterID: sent['MeterID'] };
-      const reading: Row = { ...sent, ReadingDate: sent['ReadingDate'] ?? now, CreatedDate: now };
-      for (const p of history.entityType.properties.keys()) if (reading[p] === undefined) reading[p] = null;
-      reading['ReadingID'] = (await c.store.maxOf(session, history, 'ReadingID', meter)) + 1;
-      await c.store.insert(session, history, reading);
-      const current = await c.store.get(readings, meter, session);
-      const entity: Row = {};
-      for (const p of readings.entityType.properties.keys()) entity[p] = reading[p] ?? null;
-      entity['LastModifiedDate'] = now;
-      if (current === undefined) await c.store.insert(session, readings, entity);
-      else if (Date.parse(String(entity['ReadingDate'])) >= Date.parse(String(current['ReadingDate'] ?? 0))) {
-        entity['CreatedDate'] = current['CreatedDate'];
-        await c.store.update(session, readings, entity);
-      } else return { ...entity, CreatedDate: now };
-      return entity;
-    });
+    const stored = await c.store.driver.transaction((session) => recordMeterReading(c.store, session, sent));
     const response = this.entityResponse(c, readings, stored, 201);
     response.headers['location'] = `${c.base}/MeterReadings(${describeKey({ MeterID: stored['MeterID'] }, true)})`;
     return response;
@@ -623,35 +545,4 @@ function describeKey(key: Row, asPath = false): string {
 function decimalText(value: unknown): string | undefined {
   const d = value === null || value === undefined ? undefined : parseDecimal(String(value));
   return d === undefined ? undefined : decimalToString(d);
-}
-
-/** Money products keep four places, rounded half away from zero (the column's scale). */
-function moneyProduct(a: unknown, b: unknown): string | null {
-  const x = a === null || a === undefined ? undefined : parseDecimal(String(a));
-  const y = b === null || b === undefined ? undefined : parseDecimal(String(b));
-  if (x === undefined || y === undefined) return null;
-  const scaled = roundDecimal(mulDecimal(mulDecimal(x, y), parseDecimal('10000')!));
-  return decimalToString(mulDecimal(scaled, parseDecimal('0.0001')!));
-}
-
-/** Server-computed fields of a row about to be written (MODEL.md: R/O fields). */
-function computeFields(set: Collection, row: Row, credential: Credential, changes?: Row): void {
-  switch (set.name) {
-    case 'PRLineItems':
-      row['ExtendedCost'] = moneyProduct(row['Quantity'], row['EstimatedUnitCost']);
-      break;
-    case 'POLineItems':
-      row['ExtendedPrice'] = moneyProduct(row['QuantityOrdered'], row['UnitPrice']);
-      break;
-    case 'POAttachments':
-      if (changes === undefined || changes['ContentBase64'] !== undefined) {
-        const content = row['ContentBase64'];
-        row['SizeBytes'] = content instanceof Uint8Array ? content.length : 0;
-        row['UploadedBy'] = credential.kind === 'user' ? credential.name : `key:${credential.name}`;
-      }
-      break;
-    case 'WorkOrders':
-      row['IsOpen'] = !CLOSED_WORK_ORDER.has(String(row['Status']));
-      break;
-  }
 }

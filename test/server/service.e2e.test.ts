@@ -279,7 +279,8 @@ describe.each(kinds)('the reference server on %s', (storage) => {
         .replace('Z', '+02:00');
       const body = {
         Craft: record['Craft'],
-        Hours: `${String(record['Hours'])}0`,
+        // the same decimal written with a trailing zero: 1.5 → "1.50", 8 → "8.0"
+        Hours: String(record['Hours']).includes('.') ? `${String(record['Hours'])}0` : `${String(record['Hours'])}.0`,
         PeopleID: record['PeopleID'],
         StartDate: shifted,
         ...(record['OTHours'] === 0 ? {} : { OTHours: record['OTHours'] }),
