@@ -23,10 +23,15 @@ const usage = `Usage:
   odata-engine sites create NAME [--time-zone TZ] | sites list
   odata-engine keys create SITE [--label TEXT] | keys list SITE | keys revoke SITE KEY_ID
   odata-engine users create SITE NAME           (the password is read from standard input)
+  odata-engine import SITE SET FILE [--format json|csv]
+                                                load records (a JSON array or CSV with a header row) into any
+                                                set, or Comments/ActualLabor (with WorkOrderID), validated like
+                                                a POST; all or nothing
+  odata-engine seed SITE [--rows N] [--seed S]  fill an empty site with generated records
   odata-engine explain [SET] '<query string>'   show how the query options are parsed and, given an
                                                 entity set of the service, bound to its entity type
                                                 and translated to SQL for each dialect
-  (sites, keys and users take --data DIR or --database-url URL as serve does)
+  (sites, keys, users, import and seed take --data DIR or --database-url URL as serve does)
 
 Entity sets: ${entitySetNames.join(', ')}
 
@@ -234,12 +239,87 @@ async function admin(command: string, args: readonly string[]): Promise<number> 
   }
 }
 
+/** A one-line progress bar on standard error (only when it is a terminal: logs stay clean). */
+function progressBar(label: string): (done: number, total?: number) => void {
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (now - last < 100 && (total === undefined || done < total)) return;
+    last = now;
+    const share = total === undefined || total === 0 ? undefined : done / total;
+    const bar =
+      share === undefined ? '' : `[${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')}] ${Math.round(share * 100)}% `;
+    const line = `${label} ${bar}${done}${total === undefined ? '' : `/${total}`}`;
+    if (process.stderr.isTTY) process.stderr.write(`\r${line}`);
+    else if (total !== undefined && done === total) process.stderr.write(`${line}\n`);
+  };
+}
+
+async function bulk(command: 'import' | 'seed', args: readonly string[]): Promise<number> {
+  const { flags, positional } = options(args);
+  const { AdminError, importRecords, importTargets, parseRecords, seedSite } = await import('./admin.js');
+  const backend = await openFrom(flags);
+  try {
+    if (command === 'import') {
+      const [site, target, file] = positional;
+      if (site === undefined || target === undefined || file === undefined) {
+        console.error(usage);
+        return 2;
+      }
+      if (!(importTargets as readonly string[]).includes(target)) {
+        console.error(`Cannot import into ${target}; one of: ${importTargets.join(', ')}`);
+        return 2;
+      }
+      const { readFileSync } = await import('node:fs');
+      const { plantDataModel } = await import('./model.js');
+      const format = flag(flags, 'format') ?? (file.toLowerCase().endsWith('.csv') ? 'csv' : 'json');
+      if (format !== 'csv' && format !== 'json') throw new AdminError('--format is json or csv');
+      const records = parseRecords(readFileSync(file, 'utf8'), format, plantDataModel.entitySets.get(target));
+      const bar = progressBar(`importing ${target}`);
+      const n = await importRecords(backend, site, target as (typeof importTargets)[number], records, bar);
+      console.log(`Imported ${n} record${n === 1 ? '' : 's'} into ${target} of ${site}`);
+    } else {
+      const [site] = positional;
+      if (site === undefined) {
+        console.error(usage);
+        return 2;
+      }
+      const rows = Number(flag(flags, 'rows') ?? 1000);
+      const seed = flag(flags, 'seed');
+      let current = '';
+      const bar = progressBar('seeding');
+      const total = await seedSite(
+        backend,
+        site,
+        { rows, ...(seed === undefined ? {} : { seed: Number(seed) }) },
+        (set, done) => {
+          if (set !== current) current = set;
+          bar(done);
+        },
+      );
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      console.log(`Seeded ${site} with ${total} records`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof AdminError) {
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await backend.close();
+  }
+}
+
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === 'explain' && rest.length === 1) return explain(rest[0]!);
   if (command === 'explain' && rest.length === 2) return explain(rest[1]!, rest[0]!);
   if (command === 'serve') return serve(options(rest).flags);
   if (command === 'sites' || command === 'keys' || command === 'users') return admin(command, rest);
+  if (command === 'import' || command === 'seed') return bulk(command, rest);
   console.error(usage);
   return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
 }

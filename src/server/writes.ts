@@ -115,6 +115,9 @@ export function computeFields(set: Collection, row: Row, credential: Credential,
       break;
     case 'WorkOrders':
       row['IsOpen'] = !CLOSED_WORK_ORDER.has(String(row['Status']));
+      // sums over the labor records (kept by RemoveActualLabor and import); none yet on a new work order
+      row['ActualHours'] ??= '0';
+      row['ActualOTHours'] ??= '0';
       break;
   }
 }

@@ -113,6 +113,16 @@ export class SiteStore {
     return (await session.all(sql, params)).map((raw) => decodeRow(this.driver.dialect, properties, raw));
   }
 
+  /** Whether the collection holds any row of this site. */
+  async hasRows(c: Collection): Promise<boolean> {
+    const where = this.shared ? ` WHERE ${this.quote(SITE_COLUMN)} = ${this.placeholders(1)[0]}` : '';
+    const rows = await this.driver.all(
+      `SELECT 1 AS ${this.quote('x')} FROM ${this.quote(c.table)}${where} LIMIT 1`,
+      this.scopeParams(),
+    );
+    return rows.length > 0;
+  }
+
   // ── writes (inside a transaction's session) ─────────────────────────────────
 
   async insert(session: SqlSession, c: Collection, row: Row): Promise<void> {

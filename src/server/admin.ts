@@ -1,0 +1,253 @@
+// Bulk loading for operators: `odata-engine import SITE SET FILE` (a JSON array or CSV, validated like a POST, all
+// or nothing) and `odata-engine seed SITE --rows N` (generated records into an empty site). Both run in one
+// transaction per site and report progress.
+import { ODataError, isODataError } from '../errors.js';
+import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/decimal.js';
+import type { EntityType } from '../model/schema.js';
+import type { Backend } from './backend.js';
+import { checkActionBody, checkCreateBody } from './body.js';
+import { demoRows, type DemoOptions, type DemoSetName } from './demo.js';
+import { AddComment, entitySetNames, type EntitySetName } from './model.js';
+import { collection, type ContainedName } from './store/collections.js';
+import type { SqlSession } from './store/driver.js';
+import type { SiteStore } from './store/site-store.js';
+import type { Credential } from './tenancy.js';
+import { insertEntity, recordMeterReading, type Row } from './writes.js';
+
+/** What `import` accepts besides the entity sets: work-order comments and labor records. */
+export const importTargets = [...entitySetNames, 'Comments', 'ActualLabor'] as const;
+export type ImportTarget = (typeof importTargets)[number];
+
+export type Progress = (done: number, total: number) => void;
+
+export class AdminError extends Error {
+  override readonly name = 'AdminError';
+}
+
+/** RFC 4180 CSV: a header row, then records; quoted fields may hold commas, quotes (doubled) and line breaks. */
+export function parseCsv(text: string): Row[] {
+  const records: string[][] = [];
+  let field = '';
+  let record: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"' && field === '') quoted = true;
+    else if (c === ',') {
+      record.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      record.push(field);
+      field = '';
+      if (record.length > 1 || record[0] !== '') records.push(record);
+      record = [];
+    } else field += c;
+  }
+  if (quoted) throw new AdminError('The CSV ends inside a quoted field');
+  if (field !== '' || record.length > 0) {
+    record.push(field);
+    records.push(record);
+  }
+  const [header, ...rows] = records;
+  if (header === undefined) return [];
+  return rows.map((values, n) => {
+    if (values.length !== header.length) {
+      throw new AdminError(`CSV record ${n + 2} has ${values.length} fields; the header has ${header.length}`);
+    }
+    return Object.fromEntries(header.map((name, i) => [name.trim(), values[i]]));
+  });
+}
+
+/** CSV text as the JSON a body would carry: empty is null, numbers and Booleans by the property's type. */
+function typedFromCsv(entityType: EntityType | undefined, row: Row): Row {
+  const out: Row = {};
+  for (const [name, raw] of Object.entries(row)) {
+    const type = entityType?.properties.get(name)?.type;
+    const text = raw as string;
+    if (text === '' && type !== 'Edm.String') out[name] = null;
+    else if (type === 'Edm.Int32' || type === 'Edm.Double')
+      out[name] = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text) ? Number(text) : text;
+    else if (type === 'Edm.Boolean') out[name] = text === 'true' ? true : text === 'false' ? false : text;
+    else out[name] = text;
+  }
+  return out;
+}
+
+/** Records from a file's text: a JSON array of objects, or CSV. */
+export function parseRecords(text: string, format: 'json' | 'csv', entityType?: EntityType): Row[] {
+  if (format === 'csv') return parseCsv(text).map((row) => typedFromCsv(entityType, row));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new AdminError(`The file is not valid JSON: ${error instanceof Error ? error.message : ''}`);
+  }
+  if (!Array.isArray(value)) throw new AdminError('A JSON import is an array of records');
+  return value as Row[];
+}
+
+const importer: Credential = { site: '', kind: 'user', name: 'import' };
+
+/**
+ * Validates every record like a POST to the set (the read-only sets included: this is how their records get in;
+ * server-computed fields in the file are ignored and computed again) and inserts them all in one transaction:
+ * any problem names the record and nothing is written.
+ */
+export async function importRecords(
+  backend: Backend,
+  site: string,
+  target: ImportTarget,
+  records: readonly Row[],
+  progress: Progress = () => undefined,
+): Promise<number> {
+  const siteInfo = await backend.directory.site(site);
+  if (siteInfo === undefined) throw new AdminError(`No site ${site}`);
+  const store = await backend.store(site);
+  const options = { timeZone: siteInfo.timeZone, offsetlessInstants: ['ReadingDate', 'StartDate'] };
+  const credential = { ...importer, site };
+  await store.driver.transaction(async (session) => {
+    const touchedWorkOrders = new Set<string>();
+    for (let n = 0; n < records.length; n++) {
+      try {
+        await importOne(store, session, target, records[n]!, options, credential, touchedWorkOrders);
+      } catch (error) {
+        if (isODataError(error)) {
+          throw new AdminError(
+            `Record ${n + 1}${error.target === undefined ? '' : ` (${error.target})`}: ${error.message}`,
+          );
+        }
+        throw error;
+      }
+      if ((n + 1) % 500 === 0 || n + 1 === records.length) progress(n + 1, records.length);
+    }
+    for (const id of touchedWorkOrders) await updateHourSums(store, session, id);
+  });
+  return records.length;
+}
+
+function withoutComputed(entityType: EntityType, record: Row, keep: readonly string[] = []): Row {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return record;
+  const out: Row = {};
+  for (const [name, value] of Object.entries(record)) {
+    const property = entityType.properties.get(name);
+    if (property?.computed === true && !keep.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+async function importOne(
+  store: SiteStore,
+  session: SqlSession,
+  target: ImportTarget,
+  record: Row,
+  options: { timeZone: string; offsetlessInstants: string[] },
+  credential: Credential,
+  touchedWorkOrders: Set<string>,
+): Promise<void> {
+  if (target === 'Comments' || target === 'ActualLabor') {
+    const name: ContainedName = target === 'Comments' ? 'WorkOrderComments' : 'ActualLabor';
+    const c = collection(name);
+    const workOrderId = record['WorkOrderID'];
+    if (
+      typeof workOrderId !== 'string' ||
+      (await store.get(collection('WorkOrders'), { WorkOrderID: workOrderId }, session)) === undefined
+    ) {
+      throw new ODataError('InvalidBody', `WorkOrderID ${String(workOrderId)} names no work order of this site`, {
+        target: 'WorkOrderID',
+      });
+    }
+    const { WorkOrderID: _parent, ...fields } = record;
+    const now = new Date().toISOString();
+    if (target === 'Comments') {
+      const sent = checkActionBody(AddComment, withoutComputed(c.entityType, fields), options);
+      const next = (await store.maxOf(session, c, 'CommentID', { WorkOrderID: workOrderId })) + 1;
+      await store.insert(session, c, { WorkOrderID: workOrderId, CommentID: next, ...sent, CreatedDate: now });
+    } else {
+      const sent = checkCreateBody(c.entityType, withoutComputed(c.entityType, fields), options);
+      await insertEntity(store, session, c, { ...sent, WorkOrderID: workOrderId }, credential);
+      touchedWorkOrders.add(workOrderId);
+    }
+    return;
+  }
+  const set = collection(target as EntitySetName);
+  if (target === 'MeterReadings') {
+    await recordMeterReading(
+      store,
+      session,
+      checkCreateBody(set.entityType, withoutComputed(set.entityType, record), options),
+    );
+    return;
+  }
+  // keys a client may not send (generated GUIDs) are still taken from a file: they identify the imported record
+  const keys = set.entityType.key.map((p) => p.name);
+  const cleaned = withoutComputed(set.entityType, record, keys);
+  const keyValues: Row = {};
+  for (const k of keys) {
+    if (set.entityType.properties.get(k)?.computed === true && cleaned[k] !== undefined) {
+      keyValues[k] = String(cleaned[k]).toLowerCase();
+      delete cleaned[k];
+    }
+  }
+  const sent = checkCreateBody(set.entityType, cleaned, options);
+  await insertEntity(store, session, set, { ...sent, ...keyValues }, credential);
+  if (target === 'WorkOrders') {
+    await updateHourSums(store, session, String(sent['WorkOrderID']));
+  }
+}
+
+/** ActualHours and ActualOTHours of a work order: the sums over its labor records. */
+async function updateHourSums(store: SiteStore, session: SqlSession, workOrderId: string): Promise<void> {
+  const workOrders = collection('WorkOrders');
+  const workOrder = await store.get(workOrders, { WorkOrderID: workOrderId }, session);
+  if (workOrder === undefined) return;
+  const labor = await store.children(collection('ActualLabor'), { WorkOrderID: workOrderId }, session);
+  const sum = (name: string): string =>
+    decimalToString(
+      labor.reduce((total, r) => addDecimal(total, parseDecimal(String(r[name] ?? '0'))!), parseDecimal('0')!),
+    );
+  await store.update(session, workOrders, { ...workOrder, ActualHours: sum('Hours'), ActualOTHours: sum('OTHours') });
+}
+
+/** The order in which generated sets are loaded, headers before their lines and work orders before their labor. */
+const seedOrder: readonly [DemoSetName, EntitySetName | ContainedName][] = [
+  ...entitySetNames.map((name): [DemoSetName, EntitySetName] => [name, name]),
+  ['Comments', 'WorkOrderComments'],
+  ['ActualLabor', 'ActualLabor'],
+  ['MeterHistory', 'MeterReadingHistory'],
+];
+
+/** Generated records (demo.ts) into an empty site, in one transaction. Returns the number of rows written. */
+export async function seedSite(
+  backend: Backend,
+  site: string,
+  options: DemoOptions,
+  progress: (set: string, done: number) => void = () => undefined,
+): Promise<number> {
+  if ((await backend.directory.site(site)) === undefined) throw new AdminError(`No site ${site}`);
+  const store = await backend.store(site);
+  if (await store.hasRows(collection('Accounts')))
+    throw new AdminError(`Site ${site} has records already; seed fills an empty site`);
+  let total = 0;
+  await store.driver.transaction(async (session) => {
+    for (const [source, target] of seedOrder) {
+      const c = collection(target);
+      let n = 0;
+      for (const row of demoRows(source, options)) {
+        await store.insert(session, c, row);
+        n++;
+        if (n % 1000 === 0) progress(source, n);
+      }
+      progress(source, n);
+      total += n;
+    }
+  });
+  return total;
+}
