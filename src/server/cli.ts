@@ -17,6 +17,7 @@ import { entitySetNames, plantDataModel } from './model.js';
 
 const usage = `Usage:
   odata-engine serve [--port N] [--host H] [--data DIR] [--database-url URL] [--demo] [--page-size N]
+                     [--public-url URL] [--site-from-host]
                                                 run the reference server: SQLite files under DIR (default ./data),
                                                 or PostgreSQL with --database-url (or DATABASE_URL); --demo makes a
                                                 site "demo" with generated records and prints a key and a curl line
@@ -144,8 +145,9 @@ function options(args: readonly string[]): { flags: Map<string, string | true>; 
     const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
     const next = args[i + 1];
     if (inline !== undefined) flags.set(name, inline);
-    else if (next !== undefined && !next.startsWith('--') && name !== 'demo') flags.set(name, args[++i]!);
-    else flags.set(name, true);
+    else if (next !== undefined && !next.startsWith('--') && name !== 'demo' && name !== 'site-from-host') {
+      flags.set(name, args[++i]!);
+    } else flags.set(name, true);
   }
   return { flags, positional };
 }
@@ -166,7 +168,13 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
   const { createServer } = await import('./fastify.js');
   const backend = await openFrom(flags);
   const pageSize = flag(flags, 'page-size');
-  const service = new ODataService({ backend, ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }) });
+  const publicUrl = flag(flags, 'public-url');
+  const service = new ODataService({
+    backend,
+    ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }),
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+    siteFromHost: flags.has('site-from-host'),
+  });
   const app = createServer({ service });
   const host = flag(flags, 'host') ?? '127.0.0.1';
   await app.listen({ port: Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004), host });

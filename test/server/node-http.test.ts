@@ -41,4 +41,27 @@ describe('the node:http adapter', () => {
     });
     expect(large.status).toBe(413);
   });
+
+  it('takes the site from the host name first label when asked (the core, called without any HTTP server)', async () => {
+    const service = new ODataService({
+      backend: s.backend,
+      siteFromHost: true,
+      publicUrl: 'https://odata.example.com',
+    });
+    const response = await service.handle({
+      method: 'GET',
+      url: '/ODataApi/v1/Accounts?$top=1',
+      headers: { host: `${s.site}.odata.example.com`, api_key: s.key },
+    });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body!)['@odata.context']).toBe(
+      `https://odata.example.com/${s.site}/ODataApi/v1/$metadata#Accounts`,
+    );
+    const elsewhere = await service.handle({
+      method: 'GET',
+      url: '/ODataApi/v1/Accounts',
+      headers: { host: 'nosuch.odata.example.com', api_key: s.key },
+    });
+    expect(elsewhere.status).toBe(404);
+  });
 });

@@ -222,6 +222,38 @@ describe.each(kinds)('the reference server on %s', (storage) => {
       expect((await send('PATCH', '/BlanketPOs', { VendorID: 'V-2' })).status).toBe(400);
     });
 
+    it('takes attachments as base64 (never returned), counts their bytes, and answers 413 beyond 10 MiB', async () => {
+      const po = await json(await send('POST', '/PurchaseOrders', { VendorID: 'V-ATT' }));
+      const content = Buffer.from('%PDF-1.4 quote');
+      const response = await send('POST', '/POAttachments', {
+        PONumber: po['PONumber'],
+        FileName: 'quote.pdf',
+        ContentType: 'application/pdf',
+        DocumentType: 'Quote',
+        ContentBase64: content.toString('base64'),
+      });
+      expect(response.status).toBe(201);
+      const attachment = await json(response);
+      expect(attachment['SizeBytes']).toBe(content.length);
+      expect(attachment['UploadedBy']).toMatch(/^key:k/);
+      expect(attachment).not.toHaveProperty('ContentBase64');
+      expect(attachment['AttachmentID']).toMatch(/^[0-9a-f-]{36}$/);
+      const bad = await send('POST', '/POAttachments', {
+        PONumber: po['PONumber'],
+        FileName: '../etc/passwd',
+        ContentType: 'text/plain',
+      });
+      expect(bad.status).toBe(400);
+      const large = await send('POST', '/POAttachments', {
+        PONumber: po['PONumber'],
+        FileName: 'big.bin',
+        ContentType: 'application/octet-stream',
+        ContentBase64: Buffer.alloc(10 * 1024 * 1024 + 1).toString('base64'),
+      });
+      expect(large.status).toBe(413);
+      expect(((await json(large))['error'] as { code: string }).code).toBe('PayloadTooLarge');
+    });
+
     it('records meter readings, keeping history and the latest as current', async () => {
       const meter = `M-${Date.now() % 1_000_000}`;
       const first = await send('POST', '/MeterReadings', {
