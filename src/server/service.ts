@@ -49,6 +49,8 @@ export interface ServiceOptions {
   readonly publicUrl?: string;
   /** Also accept the site as the first label of the host name (`north.odata.example.com/ODataApi/v1/...`). */
   readonly siteFromHost?: boolean;
+  /** Told about every failure that is not a client's mistake (the 500s), with the request; default: console.error. */
+  readonly onInternalError?: (error: unknown, request: ServiceRequest) => void;
 }
 
 const JSON_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true;charset=utf-8';
@@ -95,6 +97,9 @@ export class ODataService {
     try {
       return await this.route(request);
     } catch (error) {
+      if (!isODataError(error)) {
+        (this.options.onInternalError ?? ((e, r) => console.error(`${r.method} ${r.url.slice(0, 200)} failed:`, e)))(error, request);
+      }
       return this.errorResponse(error, request);
     }
   }
