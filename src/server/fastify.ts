@@ -63,6 +63,18 @@ export interface CreateServerOptions {
 export function createServer(options: CreateServerOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
+    // errors Fastify finds before any route (a malformed percent-encoding in the path) answer in the OData format
+    frameworkErrors: (error, _request, reply) => {
+      const odata =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new ODataError('InvalidEncoding', 'The path is not valid percent-encoding')
+          : new ODataError('InvalidBody', 'The request could not be read');
+      const response = options.service.errorResponse(odata);
+      void (reply as import('fastify').FastifyReply)
+        .code(response.status)
+        .headers(response.headers)
+        .send(response.body ?? '');
+    },
     bodyLimit: options.service.maxBodyBytes,
     // site names and keys are case-sensitive, and $metadata must not be taken apart
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },

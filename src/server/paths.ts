@@ -9,6 +9,8 @@ export type ResourcePath =
   | { readonly kind: 'service' }
   | { readonly kind: 'metadata' }
   | { readonly kind: 'collection'; readonly set: string }
+  /** `Set/$count`: the number of entities matching $filter, as plain text. */
+  | { readonly kind: 'count'; readonly set: string }
   | { readonly kind: 'entity'; readonly set: string; readonly key: KeyPredicate }
   | { readonly kind: 'navigation'; readonly set: string; readonly key: KeyPredicate; readonly navigation: string };
 
@@ -62,6 +64,7 @@ export function parseResource(segments: readonly string[]): ResourcePath {
   }
   const open = first!.indexOf('(');
   if (open < 0) {
+    if (second === '$count') return { kind: 'count', set: first! };
     if (second !== undefined)
       throw notFound(`${first} is a collection: address an entity with a key, as ${first}('...')/${second}`);
     return { kind: 'collection', set: first! };
@@ -82,10 +85,10 @@ export function parseKeyPredicate(text: string, set: string): KeyPredicate {
     let expr;
     try {
       expr = parseFilter(source.trim());
-    } catch (error) {
+    } catch {
       throw new ODataError(
         'InvalidSyntax',
-        `${where}: ${source.slice(0, 60)} is not a literal (${error instanceof Error ? error.message : ''})`,
+        `${where}: ${source.slice(0, 60)} is not an OData literal (strings in single quotes, a quote inside doubled)`,
       );
     }
     if (expr.kind !== 'literal')

@@ -2,7 +2,8 @@
 // (status, headers, body) out. The Fastify and node:http adapters only carry bytes to and from `handle`.
 //
 // Order of checks: the site (404), then credentials (401), then the resource (404), the method (405), the body's
-// media type (415) and size (413), then the query or body (400), then the data (404, 409).
+// media type (415) and size (413), then the query or body (400), then the data (404, 409). (An adapter refuses a body
+// beyond maxBodyBytes while reading it, before any of these: that 413 comes first.)
 import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
 import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
 import type { ActionDefinition, EntityType, Property } from '../model/schema.js';
@@ -88,6 +89,8 @@ export class ODataService {
   constructor(private readonly options: ServiceOptions) {
     this.backend = options.backend;
     this.pageSize = options.pageSize ?? 100;
+    if (!Number.isInteger(this.pageSize) || this.pageSize < 1)
+      throw new RangeError(`pageSize must be a positive integer, not ${options.pageSize}`);
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.limits = options.limits ?? {};
   }
@@ -98,7 +101,10 @@ export class ODataService {
       return await this.route(request);
     } catch (error) {
       if (!isODataError(error)) {
-        (this.options.onInternalError ?? ((e, r) => console.error(`${r.method} ${r.url.slice(0, 200)} failed:`, e)))(error, request);
+        (this.options.onInternalError ?? ((e, r) => console.error(`${r.method} ${r.url.slice(0, 200)} failed:`, e)))(
+          error,
+          request,
+        );
       }
       return this.errorResponse(error, request);
     }
@@ -209,6 +215,17 @@ export class ODataService {
         allow(method, ['GET']);
         return this.read(c, set);
       }
+      case 'count': {
+        const set = this.set(path.set);
+        allow(method, ['GET']);
+        const bound = validateQuery(parseQuery(c.rawQuery), set.entityType, this.limits);
+        const { count } = await c.store.query(set, { ...bound, top: 0, count: true });
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
+          body: String(count ?? 0),
+        };
+      }
       case 'entity': {
         const set = this.set(path.set);
         const key = this.key(set, path.key);
@@ -286,16 +303,20 @@ export class ODataService {
   // ── reads ──────────────────────────────────────────────────────────────────
 
   private async read(c: Context, set: Collection, parent?: Row, contextPath = set.name): Promise<ServiceResponse> {
-    const options = parseQuery(c.rawQuery);
+    let options = parseQuery(c.rawQuery);
+    // a meter's history reads newest first unless the client orders it (MODEL.md)
+    if (set.name === 'MeterReadingHistory' && options.orderBy === undefined)
+      options = { ...options, ...parseQuery('$orderby=ReadingID desc') };
     const bound = validateQuery(options, set.entityType, this.limits);
-    // server-driven paging: at most one page; the rest through an absolute next link
+    // server-driven paging: at most one page, one row more read to know whether a next link is due
     const top = bound.top;
     const skip = bound.skip ?? 0;
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
-    const page: BoundQuery = { ...bound, top: pageTop };
-    const { rows, count } = await c.store.query(set, page, parent);
+    const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
+    const { rows: fetched, count } = await c.store.query(set, page, parent);
+    const rows = fetched.slice(0, pageTop);
     const remaining = top === undefined ? undefined : top - rows.length;
-    const more = rows.length === pageTop && pageTop > 0 && (remaining === undefined || remaining > 0);
+    const more = fetched.length > pageTop && (remaining === undefined || remaining > 0);
     const members: string[] = [
       `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextPath}${selectSuffix(options.select !== undefined, bound)}`)}`,
     ];
@@ -321,7 +342,9 @@ export class ODataService {
     status: number,
     select: readonly Property[] = readable(set.entityType),
   ): ServiceResponse {
-    const context = `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${set.name}/$entity`)}`;
+    const selected =
+      select.length === readable(set.entityType).length ? '' : `(${select.map((p) => p.name).join(',')})`;
+    const context = `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${set.name}${selected}/$entity`)}`;
     return { status, headers: this.headers(), body: `{${context},${entityMembers(select, row, c.json)}}` };
   }
 
@@ -365,7 +388,7 @@ export class ODataService {
       insertEntity(c.store, session, set, sent, c.credential),
     );
     const response = this.entityResponse(c, set, stored, 201);
-    response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true)})`;
+    response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true, set.entityType)})`;
     return response;
   }
 
@@ -377,6 +400,8 @@ export class ODataService {
       this.bodyOptions(c),
     );
     const stored = await c.store.driver.transaction(async (session) => {
+      // a PATCH writes the merged row: concurrent PATCHes of one entity take turns, so that none loses the other's fields
+      await c.store.lock(session, `${set.name}:${JSON.stringify(key)}`);
       const existing = await c.store.get(set, key, session);
       if (existing === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
       const row: Row = { ...existing, ...changes };
@@ -399,7 +424,8 @@ export class ODataService {
     const sent = checkCreateBody(readings.entityType, this.readBody(c), this.bodyOptions(c));
     const stored = await c.store.driver.transaction((session) => recordMeterReading(c.store, session, sent));
     const response = this.entityResponse(c, readings, stored, 201);
-    response.headers['location'] = `${c.base}/MeterReadings(${describeKey({ MeterID: stored['MeterID'] }, true)})`;
+    response.headers['location'] =
+      `${c.base}/MeterReadings(${describeKey({ MeterID: stored['MeterID'] }, true, readings.entityType)})`;
     return response;
   }
 
@@ -407,6 +433,8 @@ export class ODataService {
     const parameters = checkActionBody(action, this.readBody(c), this.bodyOptions(c));
     const workOrders = collection('WorkOrders');
     await c.store.driver.transaction(async (session) => {
+      // one action at a time per work order: comment numbers and labor removals do not race
+      await c.store.lock(session, `WorkOrders:${String(key['WorkOrderID'])}`);
       const workOrder = await c.store.get(workOrders, key, session);
       if (workOrder === undefined) throw httpError('NotFound', `No work order ${describeKey(key)}`);
       const now = new Date().toISOString();
@@ -512,10 +540,11 @@ function nextLink(c: Context, skip: number, remaining: number | undefined): stri
   const kept = c.rawQuery.split('&').filter((pair) => pair !== '' && !/^(%24|\$)?(skip|top)=/i.test(pair));
   kept.push(`$skip=${skip}`);
   if (remaining !== undefined) kept.push(`$top=${remaining}`);
+  // the resource as the client addressed it, under the site's base (which names the site even when the host did)
   const q = c.request.url.indexOf('?');
   const path = q < 0 ? c.request.url : c.request.url.slice(0, q);
-  const origin = c.base.slice(0, c.base.indexOf('/', c.base.indexOf('//') + 2));
-  return `${origin}${path}?${kept.join('&')}`;
+  const resource = path.slice(path.indexOf('/ODataApi/v1') + '/ODataApi/v1'.length);
+  return `${c.base}${resource}?${kept.join('&')}`;
 }
 
 function keyValue(property: Property, literal: LiteralValue, set: string): unknown {
@@ -538,12 +567,17 @@ function keyOf(set: Collection, row: Row): Row {
   return Object.fromEntries(set.entityType.key.map((p) => [p.name, row[p.name]]));
 }
 
-/** `'WO-1'` or `PONumber='PO-1',LineNumber=2` (OData literal syntax, quotes doubled). */
-function describeKey(key: Row, asPath = false): string {
-  const literal = (v: unknown): string => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v));
+/** `'WO-1'` or `PONumber='PO-1',LineNumber=2` (OData literal syntax, quotes doubled; GUIDs bare). */
+function describeKey(key: Row, asPath = false, entityType?: EntityType): string {
   const entries = Object.entries(key);
-  if (entries.length === 1) return literal(entries[0]![1]);
-  const text = entries.map(([k, v]) => `${k}=${literal(v)}`).join(',');
+  const literalOf = (name: string, v: unknown): string => {
+    if (typeof v !== 'string' || entityType?.properties.get(name)?.type === 'Edm.Guid') return String(v);
+    const quoted = `'${v.replace(/'/g, "''")}'`;
+    // in a URL every character that is not safe in a path segment is percent-encoded (quotes stay readable)
+    return asPath ? encodeURIComponent(quoted) : quoted;
+  };
+  if (entries.length === 1) return literalOf(entries[0]![0], entries[0]![1]);
+  const text = entries.map(([k, v]) => `${k}=${literalOf(k, v)}`).join(',');
   return asPath ? text : `(${text})`;
 }
 

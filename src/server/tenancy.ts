@@ -185,6 +185,11 @@ export class Directory {
     if ((await this.site(site)) === undefined) throw new TenancyError(`No site ${site}`);
     if (!USER_NAME.test(name)) throw new TenancyError('A user name is 1 to 40 characters without spaces or colons');
     if (password.length < 8) throw new TenancyError('A password has at least 8 characters');
+    const [existing] = await this.driver.all(
+      `SELECT 1 AS "x" FROM "odata_users" WHERE "site" = ${this.marks(2)[0]} AND "name" = ${this.marks(2)[1]}`,
+      [site, name],
+    );
+    if (existing !== undefined) throw new TenancyError(`Site ${site} has a user ${name} already`);
     const salt = randomBytes(16);
     const hash = await hashSecret(password, salt);
     await this.driver.run(
@@ -210,7 +215,13 @@ export class Directory {
     if (presented === undefined) return undefined;
     const cacheKey = createHash('sha256').update(`${site}\u0000${presented}`).digest('base64');
     const hit = this.verified.get(cacheKey);
-    if (hit !== undefined && hit.expires > Date.now()) return hit.credential;
+    if (hit !== undefined && hit.expires > Date.now()) {
+      // the secret was verified recently; whether the key is still active is read every time (an indexed lookup,
+      // no scrypt), so a key revoked by another process (the CLI) stops working at once
+      if (hit.credential.kind === 'user' || (await this.keyActive(hit.credential.name))) return hit.credential;
+      this.verified.delete(cacheKey);
+      return undefined;
+    }
     const credential =
       apiKey !== undefined ? await this.checkKey(site, apiKey) : await this.checkBasic(site, authorization!);
     if (credential !== undefined) {
@@ -218,6 +229,11 @@ export class Directory {
       this.verified.set(cacheKey, { credential, expires: Date.now() + VERIFIED_TTL_MS });
     }
     return credential;
+  }
+
+  private async keyActive(id: string): Promise<boolean> {
+    const [row] = await this.driver.all(`SELECT "revoked" FROM "odata_keys" WHERE "id" = ${this.marks(1)[0]}`, [id]);
+    return row !== undefined && !(row['revoked'] === true || Number(row['revoked']) === 1);
   }
 
   private async checkKey(site: string, key: string): Promise<Credential | undefined> {

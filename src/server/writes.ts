@@ -82,6 +82,8 @@ async function withDefaults(store: SiteStore, session: SqlSession, set: Collecti
     } else {
       const parent = HEADERS[set.name];
       const scope: Row = parent === undefined ? {} : { [parent.key]: row[parent.key] };
+      // concurrent creates under one header take turns, so that no two get the same number
+      await store.lock(session, `${set.name}:${property.name}:${JSON.stringify(scope)}`);
       row[property.name] = (await store.maxOf(session, set, property.name, scope)) + 1;
     }
   }
@@ -97,14 +99,41 @@ function moneyProduct(a: unknown, b: unknown): string | null {
   return decimalToString(mulDecimal(scaled, parseDecimal('0.0001')!));
 }
 
+/** A computed decimal must fit its column: a product too large for Decimal(18,4) is the client's 400, not a crash. */
+function fitting(set: Collection, name: string, value: string | null, from: string): string | null {
+  const property = set.entityType.properties.get(name)!;
+  const whole = value === null ? '' : value.replace('-', '').split('.')[0]!.replace(/^0+/, '');
+  const allowed = (property.precision ?? 38) - (property.scale ?? 0);
+  if (whole.length > allowed) {
+    throw new ODataError(
+      'InvalidBody',
+      `${from} is ${value}, more than ${name} can hold (${allowed} digits before the point)`,
+      {
+        target: name,
+      },
+    );
+  }
+  return value;
+}
+
 /** Server-computed fields of a row about to be written (MODEL.md: R/O fields). */
 export function computeFields(set: Collection, row: Row, credential: Credential, changes?: Row): void {
   switch (set.name) {
     case 'PRLineItems':
-      row['ExtendedCost'] = moneyProduct(row['Quantity'], row['EstimatedUnitCost']);
+      row['ExtendedCost'] = fitting(
+        set,
+        'ExtendedCost',
+        moneyProduct(row['Quantity'], row['EstimatedUnitCost']),
+        'Quantity × EstimatedUnitCost',
+      );
       break;
     case 'POLineItems':
-      row['ExtendedPrice'] = moneyProduct(row['QuantityOrdered'], row['UnitPrice']);
+      row['ExtendedPrice'] = fitting(
+        set,
+        'ExtendedPrice',
+        moneyProduct(row['QuantityOrdered'], row['UnitPrice']),
+        'QuantityOrdered × UnitPrice',
+      );
       break;
     case 'POAttachments':
       if (changes === undefined || changes['ContentBase64'] !== undefined) {
@@ -132,6 +161,7 @@ export async function recordMeterReading(store: SiteStore, session: SqlSession, 
   const history = collection('MeterReadingHistory');
   const now = new Date().toISOString();
   const meter = { MeterID: sent['MeterID'] };
+  await store.lock(session, `MeterReadings:${String(sent['MeterID'])}`);
   const reading: Row = { ...sent, ReadingDate: sent['ReadingDate'] ?? now, CreatedDate: now };
   for (const p of history.entityType.properties.keys()) if (reading[p] === undefined) reading[p] = null;
   reading['ReadingID'] = (await store.maxOf(session, history, 'ReadingID', meter)) + 1;

@@ -87,6 +87,21 @@ describe.each(kinds)('the reference server on %s', (storage) => {
       expect(new Set(seen).size).toBe(count);
     });
 
+    it('answers Set/$count as plain text, honouring $filter', async () => {
+      const all = await get('/WorkOrders/$count');
+      expect(all.headers.get('content-type')).toMatch(/^text\/plain/);
+      const total = Number(await all.text());
+      const urgent = Number(
+        await (await get(`/WorkOrders/$count?$filter=${encodeURIComponent('Priority le 2')}`)).text(),
+      );
+      expect(total).toBeGreaterThan(0);
+      expect(urgent).toBeLessThan(total);
+      const listed = await json(
+        await get(`/WorkOrders?$filter=${encodeURIComponent('Priority le 2')}&$count=true&$top=0`),
+      );
+      expect(listed['@odata.count']).toBe(urgent);
+    });
+
     it('keeps $top across pages', async () => {
       const first = await json(await get('/POLineItems?$top=45'));
       expect(first.value!.length).toBe(20);
@@ -135,6 +150,18 @@ describe.each(kinds)('the reference server on %s', (storage) => {
         await get(`/MeterReadings('${String(meter!['MeterID'])}')/History?$orderby=ReadingID desc`),
       );
       expect(history.value!.length).toBeGreaterThan(0);
+    });
+
+    it('reads a navigation collection of one parent only (PurchaseOrders(...)/Lines)', async () => {
+      const [po] = (await json(await get(`/PurchaseOrders?$filter=${encodeURIComponent('Lines/any()')}&$top=1`)))
+        .value!;
+      const number = String(po!['PONumber']);
+      const lines = await json(await get(`/PurchaseOrders('${number}')/Lines?$count=true`));
+      const direct = await json(
+        await get(`/POLineItems?$filter=${encodeURIComponent(`PONumber eq '${number}'`)}&$count=true`),
+      );
+      expect(lines['@odata.count']).toBe(direct['@odata.count']);
+      expect(lines.value!.every((l) => l['PONumber'] === number)).toBe(true);
     });
 
     it('answers 404 for an unknown key and 400 for a malformed one', async () => {
@@ -238,6 +265,8 @@ describe.each(kinds)('the reference server on %s', (storage) => {
       expect(attachment['UploadedBy']).toMatch(/^key:k/);
       expect(attachment).not.toHaveProperty('ContentBase64');
       expect(attachment['AttachmentID']).toMatch(/^[0-9a-f-]{36}$/);
+      const location = response.headers.get('location')!;
+      expect((await fetch(location, { headers: { API_KEY: s.key } })).status).toBe(200);
       const bad = await send('POST', '/POAttachments', {
         PONumber: po['PONumber'],
         FileName: '../etc/passwd',

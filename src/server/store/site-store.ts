@@ -64,9 +64,10 @@ export class SiteStore {
 
   // ── reads ──────────────────────────────────────────────────────────────────
 
+  /** `parent`: the child columns and values that tie the rows to one parent (a navigation's foreign key). */
   private sqlOptions(c: Collection, parent?: Row): SqlOptions {
     const parentScope: Record<string, SqlParam> = {};
-    for (const name of c.parentKey ?? []) {
+    for (const name of new Set([...(c.parentKey ?? []), ...Object.keys(parent ?? {})])) {
       const property = c.entityType.properties.get(name)!;
       parentScope[name] = this.encode(property, parent?.[name]);
     }
@@ -149,8 +150,19 @@ export class SiteStore {
     return session.run(`DELETE FROM ${this.quote(c.table)} WHERE ${where}`, params);
   }
 
+  /**
+   * Serializes the transactions that take the same name until they end: the next line number of an order, the next
+   * comment of a work order, the next value of a sequence. (PostgreSQL: a transaction-scoped advisory lock; SQLite's
+   * writes are serialized already.)
+   */
+  async lock(session: SqlSession, name: string): Promise<void> {
+    if (this.driver.dialect !== 'postgres') return;
+    await session.all(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${this.site}/${name}`]);
+  }
+
   /** The next value of a per-site sequence (1, 2, ...), taken inside the caller's transaction. */
   async nextSequence(session: SqlSession, name: string): Promise<number> {
+    await this.lock(session, `sequence:${name}`);
     const seq = this.quote('odata_sequences');
     const scope = this.shared ? [SITE_COLUMN] : [];
     const where = [...scope, 'name'].map((n, i) => `${this.quote(n)} = ${this.placeholders(1, i)[0]}`).join(' AND ');
