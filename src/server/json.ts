@@ -9,6 +9,9 @@ export interface JsonOptions {
   readonly ieee754Compatible: boolean;
 }
 
+const NUMBER_TOKEN = /^-?\d+(\.\d+)?$/;
+const PLAIN = /^[0-9A-Za-z:.+-]*$/;
+
 function valueJson(property: Property, value: unknown, options: JsonOptions): string {
   if (value === null || value === undefined) return 'null';
   switch (property.type) {
@@ -16,8 +19,9 @@ function valueJson(property: Property, value: unknown, options: JsonOptions): st
     case 'Edm.Int64': {
       const text = String(value);
       // stored values are canonical decimal text; anything else is written as a string rather than as bad JSON
-      const numeric = /^-?\d+(\.\d+)?$/.test(text);
-      return options.ieee754Compatible || !numeric ? JSON.stringify(text) : text;
+      const numeric = NUMBER_TOKEN.test(text);
+      if (!numeric) return JSON.stringify(text);
+      return options.ieee754Compatible ? `"${text}"` : text;
     }
     case 'Edm.Double': {
       const n = Number(value);
@@ -31,14 +35,35 @@ function valueJson(property: Property, value: unknown, options: JsonOptions): st
       return value === true || value === 1 || value === '1' ? 'true' : 'false';
     case 'Edm.Binary':
       return JSON.stringify(Buffer.from(value as Uint8Array).toString('base64url'));
+    case 'Edm.Date':
+    case 'Edm.DateTimeOffset':
+    case 'Edm.Guid': {
+      // digits, dashes, colons, a dot and letters only: nothing to escape (checked, not assumed)
+      const text = String(value);
+      return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
+    }
     default:
       return JSON.stringify(String(value));
   }
 }
 
+/** `"Name":` per property, made once (property names are schema identifiers: no escaping changes them). */
+const memberPrefixes = new WeakMap<Property, string>();
+
+function prefixOf(property: Property): string {
+  let prefix = memberPrefixes.get(property);
+  if (prefix === undefined) memberPrefixes.set(property, (prefix = `${JSON.stringify(property.name)}:`));
+  return prefix;
+}
+
 /** The properties of `row` named in `select`, as a JSON object's members (without braces), in `select` order. */
 export function entityMembers(select: readonly Property[], row: Row, options: JsonOptions): string {
-  return select.map((p) => `${JSON.stringify(p.name)}:${valueJson(p, row[p.name], options)}`).join(',');
+  let out = '';
+  for (let i = 0; i < select.length; i++) {
+    const p = select[i]!;
+    out += `${i === 0 ? '' : ','}${prefixOf(p)}${valueJson(p, row[p.name], options)}`;
+  }
+  return out;
 }
 
 /** The readable properties of an entity type (write-only ones, such as uploaded content, are never returned). */

@@ -59,11 +59,14 @@ const DUMMY_SALT = randomBytes(16);
 const DUMMY_HASH = randomBytes(HASH_BYTES);
 
 const VERIFIED_TTL_MS = 60_000;
+const REVOCATION_CHECK_MS = 1_000;
 
 export class Directory {
   private readonly sites = new Map<string, Site | null>();
   /** Credentials verified recently, by a hash of the site and what was presented: scrypt once a minute, not per request. */
-  private readonly verified = new Map<string, { credential: Credential; expires: number }>();
+  private readonly verified = new Map<string, { credential: Credential; expires: number; checked: number }>();
+  /** Verifications under way, so that concurrent requests with the same credentials share one scrypt. */
+  private readonly pending = new Map<string, Promise<Credential | undefined>>();
 
   constructor(private readonly driver: SqlDriver) {}
 
@@ -175,7 +178,7 @@ export class Directory {
       `UPDATE "odata_keys" SET "revoked" = ${this.marks(1)[0]} WHERE "site" = ${a} AND "id" = ${b}`,
       [this.bool(true), site, id],
     );
-    this.verified.clear(); // a revoked key stops working at once
+    this.verified.clear(); // a revoked key stops working at once here, and within a second in other processes
     return changed > 0;
   }
 
@@ -214,21 +217,49 @@ export class Directory {
       apiKey !== undefined ? `key:${apiKey}` : authorization !== undefined ? `basic:${authorization}` : undefined;
     if (presented === undefined) return undefined;
     const cacheKey = createHash('sha256').update(`${site}\u0000${presented}`).digest('base64');
+    const now = Date.now();
     const hit = this.verified.get(cacheKey);
-    if (hit !== undefined && hit.expires > Date.now()) {
-      // the secret was verified recently; whether the key is still active is read every time (an indexed lookup,
-      // no scrypt), so a key revoked by another process (the CLI) stops working at once
-      if (hit.credential.kind === 'user' || (await this.keyActive(hit.credential.name))) return hit.credential;
-      this.verified.delete(cacheKey);
-      return undefined;
+    if (hit !== undefined && hit.expires > now) {
+      // the secret was verified recently; whether the key is still active is read again at most once a second (an
+      // indexed lookup, no scrypt), so a key revoked by another process (the CLI) stops working within a second
+      if (hit.credential.kind === 'key' && now - hit.checked > REVOCATION_CHECK_MS) {
+        if (!(await this.keyActive(hit.credential.name))) {
+          this.verified.delete(cacheKey);
+          return undefined;
+        }
+        hit.checked = now;
+      }
+      // a busy credential is verified again in the background before it expires, never in a request's path
+      if (hit.expires - now < VERIFIED_TTL_MS / 4 && !this.pending.has(cacheKey))
+        void this.verify(cacheKey, site, apiKey, authorization);
+      return hit.credential;
     }
-    const credential =
-      apiKey !== undefined ? await this.checkKey(site, apiKey) : await this.checkBasic(site, authorization!);
-    if (credential !== undefined) {
-      if (this.verified.size > 10_000) this.verified.clear();
-      this.verified.set(cacheKey, { credential, expires: Date.now() + VERIFIED_TTL_MS });
-    }
-    return credential;
+    return this.pending.get(cacheKey) ?? this.verify(cacheKey, site, apiKey, authorization);
+  }
+
+  private verify(
+    cacheKey: string,
+    site: string,
+    apiKey: string | undefined,
+    authorization: string | undefined,
+  ): Promise<Credential | undefined> {
+    const work = (async () => {
+      try {
+        const credential =
+          apiKey !== undefined ? await this.checkKey(site, apiKey) : await this.checkBasic(site, authorization!);
+        if (credential === undefined) this.verified.delete(cacheKey);
+        else {
+          if (this.verified.size > 10_000) this.verified.clear();
+          const now = Date.now();
+          this.verified.set(cacheKey, { credential, expires: now + VERIFIED_TTL_MS, checked: now });
+        }
+        return credential;
+      } finally {
+        this.pending.delete(cacheKey);
+      }
+    })();
+    this.pending.set(cacheKey, work);
+    return work;
   }
 
   private async keyActive(id: string): Promise<boolean> {

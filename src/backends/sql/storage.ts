@@ -320,12 +320,15 @@ export function decodeValue(
     case 'Edm.Double':
       return typeof raw === 'number' ? raw : Number(raw);
     case 'Edm.Decimal': {
-      if (dialect === 'sqlite') {
-        const scaled = BigInt(raw as number | bigint);
-        return decimalToString(toDecimal(`${scaled}e-${property.scale ?? 0}`) ?? toDecimal(0)!);
-      }
-      const d = toDecimal(raw as string);
-      return d === null ? raw : decimalToString(d);
+      if (dialect === 'sqlite') return scaledToText(BigInt(raw as number | bigint), property.scale ?? 0);
+      // numeric/DECIMAL text keeps the column's trailing zeros ('12.3400'): the canonical form drops them
+      const text = String(raw);
+      return /^-?\d+(\.\d+)?$/.test(text)
+        ? trimFraction(text)
+        : (() => {
+            const d = toDecimal(text);
+            return d === null ? raw : decimalToString(d);
+          })();
     }
     case 'Edm.Date':
       if (raw instanceof Date) {
@@ -336,6 +339,8 @@ export function decodeValue(
     case 'Edm.DateTimeOffset': {
       if (raw instanceof Date) return raw.toISOString();
       const text = String(raw);
+      // SQLite stores the canonical form already
+      if (text.length === 24 && STORED_INSTANT.test(text)) return text;
       // MySQL's DATETIME text is UTC without a zone
       return /[zZ]|[+-]\d\d:?\d\d$/.test(text)
         ? new Date(text).toISOString()
@@ -348,6 +353,27 @@ export function decodeValue(
     default:
       return raw;
   }
+}
+
+const STORED_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** '12.3400' → '12.34', '5.000' → '5', '-0.00' → '0'. */
+function trimFraction(text: string): string {
+  if (!text.includes('.')) return text === '-0' ? '0' : text;
+  let end = text.length;
+  while (text.charCodeAt(end - 1) === 48) end--; // '0'
+  if (text.charCodeAt(end - 1) === 46) end--; // '.'
+  const trimmed = text.slice(0, end);
+  return trimmed === '-0' ? '0' : trimmed;
+}
+
+/** A scaled integer (SQLite's decimal column) as canonical decimal text: 123450 at scale 4 → '12.345'. */
+function scaledToText(scaled: bigint, scale: number): string {
+  if (scale === 0) return scaled.toString();
+  const negative = scaled < 0n;
+  const digits = (negative ? -scaled : scaled).toString().padStart(scale + 1, '0');
+  const text = trimFraction(`${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`);
+  return negative && text !== '0' ? `-${text}` : text;
 }
 
 /** A whole row from the driver into row form, for the given properties (keyed by property name). */
