@@ -13,6 +13,7 @@
 // lower case. GUID keys (POAttachments.AttachmentID, ActualLabor.LaborID) are version-4 GUIDs whose first 32 bits
 // are stratified by the record's position, so that they look random yet increase in generation order: rows come out
 // in key order without sorting.
+import { civilFromDays } from '../backends/memory/values.js';
 import {
   addDecimal,
   decimalFromBigInt,
@@ -252,16 +253,10 @@ const PAD3: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i)
 const MIN_FAST = Date.UTC(1000, 0, 1);
 const MAX_FAST = Date.UTC(10000, 0, 1);
 
+const civil: [number, number, number] = [0, 0, 0];
+
 function civilDate(days: number): string {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const [year, month, day] = civilFromDays(days, civil);
   return `${year}-${at(PAD2, month)}-${at(PAD2, day)}`;
 }
 

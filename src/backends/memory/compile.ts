@@ -824,7 +824,8 @@ function int32Arithmetic(operator: string, a: number | bigint, b: number | bigin
   }
 }
 
-function int64Arithmetic(operator: string, a: bigint, b: bigint): bigint | null {
+/** Int64 arithmetic, exact: null outside Int64 and for division or modulo by zero (also SQLite's odata_int). */
+export function int64Arithmetic(operator: string, a: bigint, b: bigint): bigint | null {
   switch (operator) {
     case 'add':
       return int64(a + b);

@@ -17,6 +17,7 @@ import {
   type Decimal,
 } from '../memory/decimal.js';
 import { matchesPatternRegExp, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../memory/text.js';
+import { int64Arithmetic } from '../memory/compile.js';
 import { NUMBER_SYNTAX } from './common.js';
 
 /** The part of a better-sqlite3 `Database` this needs (structural, so the driver stays the caller's choice). */
@@ -125,19 +126,7 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
   define('odata_int', (op, a, b) => {
     const x = integer(a);
     const y = integer(b);
-    if (x === undefined || y === undefined) return null;
-    switch (op) {
-      case 'add':
-        return int64(x + y);
-      case 'sub':
-        return int64(x - y);
-      case 'mul':
-        return int64(x * y);
-      case 'div':
-        return y === 0n ? null : int64(x / y);
-      default: // mod
-        return y === 0n ? null : x % y;
-    }
+    return x === undefined || y === undefined ? null : int64Arithmetic(String(op), x, y);
   });
   define('odata_fmod', (a, b) => {
     if (a === null || b === null) return null;
