@@ -1,6 +1,7 @@
 // OData JSON for entities: decimals and Int64 are written as the exact digits stored (JSON numbers, or strings when
 // the client asks for IEEE754Compatible=true), instants in UTC with Z, binaries as base64url.
 import type { EntityType, Property } from '../model/schema.js';
+import { decodeValue, type SqlDialectName } from '../backends/sql/index.js';
 
 export type Row = Record<string, unknown>;
 
@@ -64,6 +65,26 @@ export function entityMembers(select: readonly Property[], row: Row, options: Js
     out += `${i === 0 ? '' : ','}${prefixOf(p)}${valueJson(p, row[p.name], options)}`;
   }
   return out;
+}
+
+/**
+ * A writer of entities straight from the driver's rows: one decoder and one JSON form per selected property, chosen
+ * once per query, so a page is written without building an intermediate row object per entity.
+ */
+export function rawEntityWriter(
+  dialect: SqlDialectName,
+  select: readonly Property[],
+  options: JsonOptions,
+): (raw: Readonly<Record<string, unknown>>) => string {
+  const parts = select.map((p, i) => ({ property: p, name: p.name, prefix: `${i === 0 ? '' : ','}${prefixOf(p)}` }));
+  return (raw) => {
+    let out = '';
+    for (let i = 0; i < parts.length; i++) {
+      const { property, name, prefix } = parts[i]!;
+      out += prefix + valueJson(property, decodeValue(dialect, property, raw[name]), options);
+    }
+    return out;
+  };
 }
 
 /** The readable properties of an entity type (write-only ones, such as uploaded content, are never returned). */

@@ -15,13 +15,13 @@ import { suggest } from '../validate/suggest.js';
 import type { BoundQuery } from '../validate/bound.js';
 import type { Backend } from './backend.js';
 import { checkActionBody, checkBusinessRules, checkCreateBody, checkUpdateBody, type BodyOptions } from './body.js';
-import { entityMembers, readable, type JsonOptions, type Row } from './json.js';
+import { entityMembers, rawEntityWriter, readable, type JsonOptions, type Row } from './json.js';
 import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type ResourcePath } from './paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
 import type { SqlSession } from './store/driver.js';
 import { computeFields, insertEntity, recordMeterReading } from './writes.js';
-import type { SiteStore } from './store/site-store.js';
+import type { ReadStatements, SiteStore } from './store/site-store.js';
 import type { Credential, Site } from './tenancy.js';
 
 export interface ServiceRequest {
@@ -84,6 +84,8 @@ export class ODataService {
   readonly maxBodyBytes: number;
   private readonly limits: Partial<QueryLimits>;
   private readonly metadataXml = toCsdlXml(plantDataModel);
+  /** Read plans by site, collection, parent and query string, oldest first (at most 1,000). */
+  private readonly plans = new Map<string, ReadPlan>();
   private readonly metadataJson = JSON.stringify(toCsdlJson(plantDataModel));
 
   constructor(private readonly options: ServiceOptions) {
@@ -303,27 +305,52 @@ export class ODataService {
   // ── reads ──────────────────────────────────────────────────────────────────
 
   private async read(c: Context, set: Collection, parent?: Row, contextPath = set.name): Promise<ServiceResponse> {
+    const plan = this.readPlan(c, set, parent);
+    const { raw, count } = await c.store.runRead(plan.statements);
+    const rows = raw.length > plan.pageTop ? raw.slice(0, plan.pageTop) : raw;
+    const remaining = plan.top === undefined ? undefined : plan.top - rows.length;
+    const more = raw.length > plan.pageTop && (remaining === undefined || remaining > 0);
+    const write = c.json.ieee754Compatible ? plan.writeCompatible : plan.write;
+    let body = `{"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextPath}${plan.selected}`)}`;
+    if (count !== undefined) body += `,"@odata.count":${count}`;
+    body += ',"value":[';
+    for (let i = 0; i < rows.length; i++) body += `${i === 0 ? '' : ','}{${write(rows[i]!)}}`;
+    body += ']';
+    if (more) body += `,"@odata.nextLink":${JSON.stringify(nextLink(c, plan.skip + rows.length, remaining))}`;
+    return { status: 200, headers: this.headers(), body: `${body}}` };
+  }
+
+  /**
+   * What a collection read needs before it touches the data: the options parsed and bound, the SQL of the page (one
+   * row more than the page, to know whether a next link is due) and of the count, and the entity writers. Kept per
+   * site, collection, parent and query string: a repeated query skips parsing, binding and SQL generation.
+   */
+  private readPlan(c: Context, set: Collection, parent?: Row): ReadPlan {
+    const cacheKey = `${c.site.name}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${c.rawQuery}`;
+    const cached = this.plans.get(cacheKey);
+    if (cached !== undefined) return cached;
     let options = parseQuery(c.rawQuery);
     // a meter's history reads newest first unless the client orders it (MODEL.md)
-    if (set.name === 'MeterReadingHistory' && options.orderBy === undefined)
+    if (set.name === 'MeterReadingHistory' && options.orderBy === undefined) {
       options = { ...options, ...parseQuery('$orderby=ReadingID desc') };
+    }
     const bound = validateQuery(options, set.entityType, this.limits);
-    // server-driven paging: at most one page, one row more read to know whether a next link is due
     const top = bound.top;
-    const skip = bound.skip ?? 0;
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
     const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
-    const { rows: fetched, count } = await c.store.query(set, page, parent);
-    const rows = fetched.slice(0, pageTop);
-    const remaining = top === undefined ? undefined : top - rows.length;
-    const more = fetched.length > pageTop && (remaining === undefined || remaining > 0);
-    const members: string[] = [
-      `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextPath}${selectSuffix(options.select !== undefined, bound)}`)}`,
-    ];
-    if (count !== undefined) members.push(`"@odata.count":${count}`);
-    members.push(`"value":[${rows.map((row) => `{${entityMembers(bound.select, row, c.json)}}`).join(',')}]`);
-    if (more) members.push(`"@odata.nextLink":${JSON.stringify(nextLink(c, skip + rows.length, remaining))}`);
-    return { status: 200, headers: this.headers(), body: `{${members.join(',')}}` };
+    const dialect = c.store.driver.dialect;
+    const plan: ReadPlan = {
+      statements: c.store.readStatements(set, page, parent),
+      top,
+      skip: bound.skip ?? 0,
+      pageTop,
+      selected: selectSuffix(options.select !== undefined, bound),
+      write: rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }),
+      writeCompatible: rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }),
+    };
+    if (this.plans.size >= 1000) this.plans.delete(this.plans.keys().next().value!);
+    this.plans.set(cacheKey, plan);
+    return plan;
   }
 
   private async readOne(c: Context, set: Collection, key: Row): Promise<ServiceResponse> {
@@ -504,6 +531,17 @@ export class ODataService {
   private json(status: number, body: unknown): ServiceResponse {
     return { status, headers: this.headers(), body: JSON.stringify(body) };
   }
+}
+
+interface ReadPlan {
+  readonly statements: ReadStatements;
+  readonly top: number | undefined;
+  readonly skip: number;
+  readonly pageTop: number;
+  /** `(A,B)` after the context URL's set when $select was given. */
+  readonly selected: string;
+  readonly write: (raw: Readonly<Record<string, unknown>>) => string;
+  readonly writeCompatible: (raw: Readonly<Record<string, unknown>>) => string;
 }
 
 interface Context {

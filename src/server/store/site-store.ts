@@ -14,7 +14,13 @@ import { ODataError } from '../../errors.js';
 import type { Property } from '../../model/schema.js';
 import type { BoundQuery } from '../../validate/bound.js';
 import { collections, navigationTables, type Collection } from './collections.js';
-import type { SqlDriver, SqlSession } from './driver.js';
+import type { RawRow, SqlDriver, SqlSession } from './driver.js';
+import type { SqlStatement } from '../../backends/sql/index.js';
+
+export interface ReadStatements {
+  readonly rows: SqlStatement;
+  readonly count?: SqlStatement;
+}
 
 export type Row = Record<string, unknown>;
 
@@ -79,16 +85,25 @@ export class SiteStore {
     };
   }
 
-  /** The rows of a bound query (projected and ordered), and their total count when `$count=true`. */
-  async query(c: Collection, bound: BoundQuery, parent?: Row): Promise<{ rows: Row[]; count?: number }> {
+  /** The statements of a read: the page, and the count when `$count=true` (the service caches them per query). */
+  readStatements(c: Collection, bound: BoundQuery, parent?: Row): ReadStatements {
     const options = this.sqlOptions(c, parent);
-    const statement = toSql(bound, options);
-    const raw = await this.driver.all(statement.sql, statement.params);
+    return { rows: toSql(bound, options), ...(bound.count ? { count: toSqlCount(bound, options) } : {}) };
+  }
+
+  /** Runs a read's statements: the driver's rows (not decoded) and the count. */
+  async runRead(statements: ReadStatements): Promise<{ raw: RawRow[]; count?: number }> {
+    const raw = await this.driver.all(statements.rows.sql, statements.rows.params);
+    if (statements.count === undefined) return { raw };
+    const [first] = await this.driver.all(statements.count.sql, statements.count.params);
+    return { raw, count: Number(first?.['count'] ?? 0) };
+  }
+
+  /** The rows of a bound query (projected, ordered and decoded), and their total count when `$count=true`. */
+  async query(c: Collection, bound: BoundQuery, parent?: Row): Promise<{ rows: Row[]; count?: number }> {
+    const { raw, count } = await this.runRead(this.readStatements(c, bound, parent));
     const rows = raw.map((r) => decodeRow(this.driver.dialect, bound.select, r));
-    if (!bound.count) return { rows };
-    const counted = toSqlCount(bound, options);
-    const [first] = await this.driver.all(counted.sql, counted.params);
-    return { rows, count: Number(first?.['count'] ?? 0) };
+    return count === undefined ? { rows } : { rows, count };
   }
 
   /** One row by its full key (and parent key for a contained collection), every property; undefined when absent. */
