@@ -33,15 +33,19 @@ export function openSqlite(file: string): SqlDriver {
   // one queue, so that no other request's statement runs inside (or reads the uncommitted rows of) an open
   // transaction. SQLite has one writer per database anyway, and these statements are short.
   let queue: Promise<unknown> = Promise.resolve();
+  /** Operations queued or running; when none is, a statement runs at once (no transaction can be open then). */
+  let pending = 0;
   const enqueue = <T>(run: () => Promise<T>): Promise<T> => {
-    const next = queue.then(run, run);
+    pending++;
+    const next = queue.then(run, run).finally(() => pending--);
     queue = next.catch(() => undefined);
     return next;
   };
+  const now = <T>(run: () => Promise<T>): Promise<T> => (pending === 0 ? run() : enqueue(run));
   return {
     dialect: 'sqlite',
-    all: (sql, params) => enqueue(() => session.all(sql, params)),
-    run: (sql, params) => enqueue(() => session.run(sql, params)),
+    all: (sql, params) => now(() => session.all(sql, params)),
+    run: (sql, params) => now(() => session.run(sql, params)),
     transaction: <T>(work: (s: SqlSession) => Promise<T>): Promise<T> =>
       enqueue(async () => {
         db.exec('BEGIN IMMEDIATE');
