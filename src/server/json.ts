@@ -76,16 +76,59 @@ export function rawEntityWriter(
   select: readonly Property[],
   options: JsonOptions,
 ): (raw: Readonly<Record<string, unknown>>) => string {
-  const parts = select.map((p, i) => ({ property: p, name: p.name, prefix: `${i === 0 ? '' : ','}${prefixOf(p)}` }));
+  const parts = select.map((p, i) => ({
+    name: p.name,
+    prefix: `${i === 0 ? '' : ','}${prefixOf(p)}`,
+    write: fastWriter(p, options) ?? ((v: unknown) => valueJson(p, decodeValue(dialect, p, v), options)),
+  }));
   return (raw) => {
     let out = '';
     for (let i = 0; i < parts.length; i++) {
-      const { property, name, prefix } = parts[i]!;
-      out += prefix + valueJson(property, decodeValue(dialect, property, raw[name]), options);
+      const part = parts[i]!;
+      out += part.prefix + part.write(raw[part.name]);
     }
     return out;
   };
 }
+
+/**
+ * Writers for the driver values that need no decoding: text (JSON-escaped only where it must be), 32-bit integers,
+ * and instants, dates and GUIDs already in their canonical form. Anything else takes the general path.
+ */
+function fastWriter(property: Property, options: JsonOptions): ((v: unknown) => string) | undefined {
+  void options;
+  switch (property.type) {
+    case 'Edm.String':
+      return (v) =>
+        typeof v === 'string'
+          ? NEEDS_ESCAPE.test(v)
+            ? JSON.stringify(v)
+            : `"${v}"`
+          : v === null || v === undefined
+            ? 'null'
+            : JSON.stringify(String(v));
+    case 'Edm.Int32':
+      return (v) =>
+        typeof v === 'number' || typeof v === 'bigint'
+          ? String(v)
+          : v === null || v === undefined
+            ? 'null'
+            : JSON.stringify(Number(v));
+    case 'Edm.DateTimeOffset':
+      return (v) =>
+        typeof v === 'string' && v.length === 24 && CANONICAL_INSTANT.test(v)
+          ? `"${v}"`
+          : v === null || v === undefined
+            ? 'null'
+            : valueJson(property, decodeValue('postgres', property, v), options);
+    default:
+      return undefined;
+  }
+}
+
+/** A quote, a backslash, a control character or a lone surrogate: what `"${text}"` cannot carry as it is. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** The readable properties of an entity type (write-only ones, such as uploaded content, are never returned). */
 export function readable(entityType: EntityType): Property[] {
