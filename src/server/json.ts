@@ -79,7 +79,7 @@ export function rawEntityWriter(
   const parts = select.map((p, i) => ({
     name: p.name,
     prefix: `${i === 0 ? '' : ','}${prefixOf(p)}`,
-    write: fastWriter(p, options) ?? ((v: unknown) => valueJson(p, decodeValue(dialect, p, v), options)),
+    write: fastWriter(p) ?? ((v: unknown) => valueJson(p, decodeValue(dialect, p, v), options)),
   }));
   return (raw) => {
     let out = '';
@@ -95,8 +95,9 @@ export function rawEntityWriter(
  * Writers for the driver values that need no decoding: text (JSON-escaped only where it must be), 32-bit integers,
  * and instants, dates and GUIDs already in their canonical form. Anything else takes the general path.
  */
-function fastWriter(property: Property, options: JsonOptions): ((v: unknown) => string) | undefined {
-  void options;
+function fastWriter(property: Property): ((v: unknown) => string) | undefined {
+  // the general path for anything else: the options only matter for Int64 and Decimal, which never come here
+  const options: JsonOptions = { ieee754Compatible: false };
   switch (property.type) {
     case 'Edm.String':
       return (v) =>

@@ -108,17 +108,17 @@ export class ODataService {
           request,
         );
       }
-      return this.errorResponse(error, request);
+      return this.errorResponse(error);
     }
   }
 
-  errorResponse(error: unknown, request?: ServiceRequest): ServiceResponse {
+  /** The OData JSON error answer for an error (a 500 without internals for anything that is not an ODataError). */
+  errorResponse(error: unknown): ServiceResponse {
     const status = isODataError(error) ? error.status : 500;
     const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
     if (status === 401) headers['www-authenticate'] = 'Basic realm="odata", charset="UTF-8"';
     const allow = (error as { allow?: string } | null)?.allow;
     if (status === 405 && allow !== undefined) headers['allow'] = allow;
-    void request;
     return { status, headers, body: JSON.stringify(toODataErrorBody(error)) };
   }
 

@@ -40,15 +40,12 @@ describe.each(kinds)('the reference server on %s', (storage) => {
     });
 
     it('applies $select, $filter, $orderby, $top, $skip and $count', async () => {
-      const all = await json(await get('/WorkOrders?$select=WorkOrderID,Priority&$orderby=WorkOrderID'));
       const body = await json(
         await get(
           `/WorkOrders?$select=WorkOrderID,Priority&$filter=${encodeURIComponent('Priority le 2')}&$orderby=Priority desc,WorkOrderID&$top=3&$skip=1&$count=true`,
         ),
       );
       expect(body['@odata.context']).toBe(`${s.root}/$metadata#WorkOrders(WorkOrderID,Priority)`);
-      const matching = (all.value ?? []).length === 0 ? [] : null;
-      void matching;
       for (const row of body.value!) expect(Object.keys(row)).toEqual(['WorkOrderID', 'Priority']);
       expect(body.value!.length).toBeLessThanOrEqual(3);
       expect(body.value!.every((r) => (r['Priority'] as number) <= 2)).toBe(true);
