@@ -305,7 +305,7 @@ const text = decimalToString;
 const SALES_TAX_RATE = parseDecimal('0.0725')!;
 
 // Weight tables: [value, weight].
-/** 0: any quantity from 3 to 24. */
+/** 0: a quantity from 3 to 24. */
 const QUANTITY_EA = [
   [1, 30],
   [2, 25],
