@@ -36,11 +36,21 @@ export const errorCatalog = {
     meaning: 'The request carries no credentials, or an API key or user that is not valid for this site.',
   },
   NotFound: { status: 404, meaning: 'No site, entity set, entity or resource at the address.' },
+  RequestTimeout: {
+    status: 408,
+    meaning: 'The request headers or body did not arrive in time (a slow or stalled client).',
+  },
   LaborRecordNotFound: { status: 404, meaning: 'RemoveActualLabor found no labor record with the values given.' },
   MethodNotAllowed: { status: 405, meaning: 'The resource exists but does not answer this HTTP method (see Allow).' },
   Conflict: { status: 409, meaning: 'A create names a key that exists already.' },
   UnsupportedMediaType: { status: 415, meaning: 'A request body is not sent as application/json.' },
+  TooManyRequests: {
+    status: 429,
+    meaning: 'The credential (or, for failed sign-ins, the client address) sent more requests than its rate allows.',
+  },
+  HeadersTooLarge: { status: 431, meaning: 'The request headers are larger than the server accepts.' },
   NotImplemented: { status: 501, meaning: 'A valid OData system query option this service does not implement.' },
+  ServiceUnavailable: { status: 503, meaning: 'The server is shutting down or its database is unreachable.' },
 } as const satisfies Record<string, { readonly status: number; readonly meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -7,13 +7,15 @@ import type { SqlDriver } from './store/driver.js';
 import { openPostgres } from './store/postgres.js';
 import { SiteStore } from './store/site-store.js';
 import { openSqlite } from './store/sqlite.js';
-import { Directory } from './tenancy.js';
+import { Directory, type DirectoryOptions } from './tenancy.js';
 
 export interface Backend {
   readonly kind: 'sqlite' | 'postgres';
   readonly directory: Directory;
   /** The store of an existing site (the caller checks that the site exists). */
   store(site: string): Promise<SiteStore>;
+  /** Resolves when the database answers a trivial query (`/ready`). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,10 +23,10 @@ async function createTables(driver: SqlDriver, shared: boolean): Promise<void> {
   for (const sql of SiteStore.schemaSql(driver.dialect, shared)) await driver.run(sql);
 }
 
-export async function openSqliteBackend(dataDir: string): Promise<Backend> {
+export async function openSqliteBackend(dataDir: string, options: DirectoryOptions = {}): Promise<Backend> {
   mkdirSync(join(dataDir, 'sites'), { recursive: true });
   const control = openSqlite(join(dataDir, 'control.db'));
-  const directory = new Directory(control);
+  const directory = new Directory(control, options);
   await directory.init();
   const stores = new Map<string, Promise<SiteStore>>();
   return {
@@ -42,6 +44,9 @@ export async function openSqliteBackend(dataDir: string): Promise<Backend> {
       }
       return store;
     },
+    ping: async () => {
+      await control.all('SELECT 1');
+    },
     close: async () => {
       for (const store of stores.values()) await (await store).driver.close();
       await control.close();
@@ -49,9 +54,12 @@ export async function openSqliteBackend(dataDir: string): Promise<Backend> {
   };
 }
 
-export async function openPostgresBackend(databaseUrl: string, options: { max?: number } = {}): Promise<Backend> {
-  const driver = openPostgres(databaseUrl, options);
-  const directory = new Directory(driver);
+export async function openPostgresBackend(
+  databaseUrl: string,
+  options: { readonly max?: number } & DirectoryOptions = {},
+): Promise<Backend> {
+  const driver = openPostgres(databaseUrl, options.max === undefined ? {} : { max: options.max });
+  const directory = new Directory(driver, options);
   await directory.init();
   await createTables(driver, true);
   const stores = new Map<string, SiteStore>();
@@ -63,13 +71,19 @@ export async function openPostgresBackend(databaseUrl: string, options: { max?: 
       if (store === undefined) stores.set(site, (store = new SiteStore(driver, site, true)));
       return store;
     },
+    ping: async () => {
+      await driver.all('SELECT 1');
+    },
     close: () => driver.close(),
   };
 }
 
 /** PostgreSQL when a database URL is given, SQLite files under `dataDir` otherwise. */
-export function openBackend(options: { dataDir?: string; databaseUrl?: string }): Promise<Backend> {
-  return options.databaseUrl !== undefined && options.databaseUrl !== ''
-    ? openPostgresBackend(options.databaseUrl)
-    : openSqliteBackend(options.dataDir ?? 'data');
+export function openBackend(
+  options: { readonly dataDir?: string; readonly databaseUrl?: string } & DirectoryOptions,
+): Promise<Backend> {
+  const { dataDir, databaseUrl, ...directory } = options;
+  return databaseUrl !== undefined && databaseUrl !== ''
+    ? openPostgresBackend(databaseUrl, directory)
+    : openSqliteBackend(dataDir ?? 'data', directory);
 }

@@ -17,10 +17,15 @@ import { entitySetNames, plantDataModel } from './model.js';
 
 const usage = `Usage:
   odata-engine serve [--port N] [--host H] [--data DIR] [--database-url URL] [--demo] [--page-size N]
-                     [--public-url URL] [--site-from-host]
+                     [--public-url URL] [--site-from-host] [--log-level LEVEL] [--rate-limit N] [--rate-burst N]
+                     [--header-timeout S] [--request-timeout S] [--shutdown-timeout S]
                                                 run the reference server: SQLite files under DIR (default ./data),
                                                 or PostgreSQL with --database-url (or DATABASE_URL); --demo makes a
-                                                site "demo" with generated records and prints a key and a curl line
+                                                site "demo" with generated records and prints a key and a curl line.
+                                                JSON log lines (pino) at LEVEL (default info; silent for none);
+                                                N requests per second per credential (default 200, burst 2N; 0: no
+                                                limit); timeouts in seconds for headers (10), the whole request (60)
+                                                and draining on SIGTERM (30)
   odata-engine sites create NAME [--time-zone TZ] | sites list
   odata-engine keys create SITE [--label TEXT] | keys list SITE | keys revoke SITE KEY_ID
   odata-engine users create SITE NAME           (the password is read from standard input)
@@ -163,9 +168,30 @@ async function openFrom(flags: Map<string, string | true>) {
   return openBackend({ dataDir: flag(flags, 'data') ?? 'data', ...(databaseUrl === undefined ? {} : { databaseUrl }) });
 }
 
+/** A numeric flag: its value, the default when absent; an error naming the flag when it is not a number ≥ 0. */
+function numberFlag(flags: Map<string, string | true>, name: string, fallback: number): number {
+  const text = flag(flags, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+    throw new Error(`--${name} takes a number ≥ 0, not ${JSON.stringify(text)}`);
+  return value;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 async function serve(flags: Map<string, string | true>): Promise<number> {
   const { ODataService } = await import('./service.js');
   const { createServer } = await import('./fastify.js');
+  const level = flag(flags, 'log-level') ?? 'info';
+  if (!LOG_LEVELS.includes(level)) throw new Error(`--log-level is one of ${LOG_LEVELS.join(', ')}, not ${level}`);
+  const rate = numberFlag(flags, 'rate-limit', 200);
+  const burst = numberFlag(flags, 'rate-burst', rate * 2);
+  const timeouts = {
+    headersMs: numberFlag(flags, 'header-timeout', 10) * 1000,
+    requestMs: numberFlag(flags, 'request-timeout', 60) * 1000,
+  };
+  const shutdownMs = numberFlag(flags, 'shutdown-timeout', 30) * 1000;
   const backend = await openFrom(flags);
   const pageSize = flag(flags, 'page-size');
   const publicUrl = flag(flags, 'public-url');
@@ -174,8 +200,9 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
     ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }),
     ...(publicUrl === undefined ? {} : { publicUrl }),
     siteFromHost: flags.has('site-from-host'),
+    ...(rate > 0 ? { rateLimit: { perSecond: rate, burst: Math.max(1, burst) } } : {}),
   });
-  const app = createServer({ service });
+  const app = createServer({ service, logger: { level }, timeouts });
   const host = flag(flags, 'host') ?? '127.0.0.1';
   await app.listen({ port: Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004), host });
   const address = app.server.address();
@@ -190,13 +217,30 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
       `Try:\n  curl -H 'API_KEY: ${key}' "http://${host}:${port}/demo/ODataApi/v1/WorkOrders?\\$filter=Priority%20le%202&\\$top=3"`,
     );
   }
-  const stop = async (): Promise<void> => {
-    await app.close();
-    await backend.close();
-    process.exit(0);
+  // SIGTERM or SIGINT: refuse new requests (503), answer those received, close the database, exit 0; a second signal
+  // or the shutdown timeout exits at once with 1
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      app.log.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(1);
+    }
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: draining requests');
+    const deadline = setTimeout(() => {
+      app.log.error({ shutdownMs }, 'requests still running at the shutdown timeout: exiting');
+      process.exit(1);
+    }, shutdownMs);
+    deadline.unref();
+    void (async () => {
+      await app.close();
+      await backend.close();
+      app.log.info('stopped: connections and database closed');
+      process.exit(0);
+    })();
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   return 0;
 }
 

@@ -1,11 +1,28 @@
 // The Fastify adapter: every route of the service on one wildcard handler that carries bytes to ODataService.
-// `createServer` builds an app; `odataPlugin` mounts the same routes in an app of your own.
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+// `createServer` builds an app (logging, request ids, timeouts, graceful shutdown); `odataPlugin` mounts the same
+// routes in an app of your own.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import { ODataError } from '../errors.js';
 import { ODataService, type ServiceResponse } from './service.js';
 
 export interface OdataPluginOptions {
   readonly service: ODataService;
+}
+
+function send(reply: FastifyReply, response: ServiceResponse): void {
+  if (response.error !== undefined) reply.request.log.error({ err: response.error }, 'request failed');
+  void reply
+    .code(response.status)
+    .headers(response.headers)
+    .send(response.body ?? '');
 }
 
 /** Mounts the service on every path of the app (or of the prefix it is registered under). */
@@ -15,12 +32,12 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: service.maxBodyBytes }, (_request, body, done) =>
     done(null, body),
   );
-  const send = (reply: import('fastify').FastifyReply, response: ServiceResponse): void => {
-    void reply
-      .code(response.status)
-      .headers(response.headers)
-      .send(response.body ?? '');
-  };
+  // once shutdown has begun, a request that arrives is refused before its body is read; one received earlier is
+  // answered
+  app.addHook('onRequest', (request, reply, done) => {
+    if (service.shuttingDown) send(reply, service.shutdownResponse(request.id));
+    else done();
+  });
   app.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     const odata =
@@ -28,14 +45,19 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
         ? new ODataError('PayloadTooLarge', `The body exceeds ${service.maxBodyBytes} bytes`)
         : status === 400
           ? new ODataError('InvalidBody', 'The request could not be read')
-          : error;
-    request.log.error({ err: error }, 'request failed before the service');
-    send(reply, service.errorResponse(odata));
+          : status === 408
+            ? new ODataError('RequestTimeout', 'The request body did not arrive in time')
+            : error;
+    request.log[status >= 500 ? 'error' : 'info']({ err: error }, 'request refused before the service');
+    send(reply, service.errorResponse(odata, request.id));
   });
   app.setNotFoundHandler((request, reply) => {
     send(
       reply,
-      service.errorResponse(new ODataError('NotFound', `No resource at ${request.url.split('?')[0]!.slice(0, 200)}`)),
+      service.errorResponse(
+        new ODataError('NotFound', `No resource at ${request.url.split('?')[0]!.slice(0, 200)}`),
+        request.id,
+      ),
     );
   });
   app.route({
@@ -47,6 +69,8 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
         url: request.raw.url ?? request.url,
         headers: request.headers,
         body: Buffer.isBuffer(request.body) ? request.body : undefined,
+        id: request.id,
+        remoteAddress: request.ip,
       });
       send(reply, response);
       return reply;
@@ -54,31 +78,91 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
   });
 };
 
-export interface CreateServerOptions {
-  readonly service: ODataService;
-  readonly logger?: FastifyServerOptions['logger'];
+export interface ServerTimeouts {
+  /** The request line and headers must arrive within this (default 10 s); slow senders get 408 and are closed. */
+  readonly headersMs?: number;
+  /** The whole request, body included, must arrive within this (default 60 s: 16 MiB at about 2 Mbit/s). */
+  readonly requestMs?: number;
+  /** An idle keep-alive connection is closed after this (default 5 s). */
+  readonly keepAliveMs?: number;
 }
 
-/** A Fastify app serving the reference service (listen on it, or `inject` requests in tests). */
+export interface CreateServerOptions {
+  readonly service: ODataService;
+  /** Fastify's logger (pino): false (default), true, or pino options such as `{ level: 'info' }`. */
+  readonly logger?: FastifyServerOptions['logger'];
+  readonly timeouts?: ServerTimeouts;
+}
+
+/** A request id from the client (`x-request-id`) when it is short and plain, a new UUID otherwise. */
+function requestId(request: IncomingMessage): string {
+  const sent = request.headers['x-request-id'];
+  return typeof sent === 'string' && /^[\w.:-]{1,128}$/.test(sent) ? sent : randomUUID();
+}
+
+/** Secrets are never logged: the credential headers are removed from any request that reaches a log line. */
+export const redactedHeaders = ['req.headers.authorization', 'req.headers.api_key', 'req.headers.cookie'] as const;
+
+/**
+ * A Fastify app serving the reference service (listen on it, or `inject` requests in tests). Closing it (`close()`)
+ * refuses new requests with 503, answers those already received, then closes the connections; the caller closes the
+ * backend after.
+ */
 export function createServer(options: CreateServerOptions): FastifyInstance {
+  const { service } = options;
+  const headersMs = options.timeouts?.headersMs ?? 10_000;
+  const requestMs = Math.max(options.timeouts?.requestMs ?? 60_000, headersMs);
+  const logger: FastifyServerOptions['logger'] =
+    typeof options.logger === 'object' && options.logger !== null
+      ? { redact: [...redactedHeaders], ...options.logger }
+      : (options.logger ?? false);
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger,
+    genReqId: requestId,
+    // timeouts are checked every second, so a stalled client is cut off close to its deadline
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: 1000 },
+    requestTimeout: requestMs,
+    keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
+    return503OnClosing: false,
     // errors Fastify finds before any route (a malformed percent-encoding in the path) answer in the OData format
-    frameworkErrors: (error, _request, reply) => {
+    frameworkErrors: (error, request, reply) => {
       const odata =
         error.code === 'FST_ERR_BAD_URL'
           ? new ODataError('InvalidEncoding', 'The path is not valid percent-encoding')
           : new ODataError('InvalidBody', 'The request could not be read');
-      const response = options.service.errorResponse(odata);
-      void (reply as import('fastify').FastifyReply)
-        .code(response.status)
-        .headers(response.headers)
-        .send(response.body ?? '');
+      send(reply as FastifyReply, service.errorResponse(odata, request.id));
     },
-    bodyLimit: options.service.maxBodyBytes,
+    // what Node's HTTP parser refuses (bad request lines, too many header bytes, timeouts) also answers in OData JSON
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const odata =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ODataError('RequestTimeout', 'The request did not arrive in time')
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? new ODataError('HeadersTooLarge', 'The request headers are too large')
+            : new ODataError('InvalidBody', 'The request could not be read as HTTP/1.1');
+      const response = service.errorResponse(odata, randomUUID());
+      if (socket.writable) {
+        const body = response.body ?? '';
+        const head = Object.entries({
+          ...response.headers,
+          'content-length': String(Buffer.byteLength(body)),
+          connection: 'close',
+        })
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('');
+        socket.write(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n${head}\r\n${body}`);
+      }
+      socket.destroy();
+    },
+    bodyLimit: service.maxBodyBytes,
     // site names and keys are case-sensitive, and $metadata must not be taken apart
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   });
-  void app.register(odataPlugin, { service: options.service });
+  app.addHook('preClose', (done) => {
+    service.beginShutdown();
+    done();
+  });
+  void app.register(odataPlugin, { service });
   return app;
 }

@@ -22,6 +22,7 @@ import { collection, collections, type Collection } from './store/collections.js
 import type { SqlSession } from './store/driver.js';
 import { computeFields, insertEntity, recordMeterReading } from './writes.js';
 import type { ReadStatements, SiteStore } from './store/site-store.js';
+import { RateLimiter, type RateLimit } from './rate-limit.js';
 import type { Credential, Site } from './tenancy.js';
 
 export interface ServiceRequest {
@@ -30,12 +31,18 @@ export interface ServiceRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   readonly body?: Uint8Array | undefined;
+  /** The request's id (the adapter's): answered as `x-request-id` and as a detail of every error body. */
+  readonly id?: string | undefined;
+  /** The client's address: failed sign-ins are rate-limited per address. */
+  readonly remoteAddress?: string | undefined;
 }
 
 export interface ServiceResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body?: string;
+  /** The failure behind a 500, for the adapter's log; never sent. */
+  readonly error?: unknown;
 }
 
 export interface ServiceOptions {
@@ -50,9 +57,24 @@ export interface ServiceOptions {
   readonly publicUrl?: string;
   /** Also accept the site as the first label of the host name (`north.odata.example.com/ODataApi/v1/...`). */
   readonly siteFromHost?: boolean;
-  /** Told about every failure that is not a client's mistake (the 500s), with the request; default: console.error. */
+  /**
+   * Told about every failure that is not a client's mistake (the 500s), with the request. Without it the failure
+   * travels on the response (`error`) for the adapter to log, as the Fastify and node:http adapters do.
+   */
   readonly onInternalError?: (error: unknown, request: ServiceRequest) => void;
+  /** Requests per second per credential, and failed sign-ins per second per client address (default: no limit). */
+  readonly rateLimit?: RateLimit;
 }
+
+/** On every answer, errors included: the service serves data to programs, never pages to frame or sniff. */
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
 
 const JSON_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true;charset=utf-8';
 const WRITABLE = new Set([
@@ -87,6 +109,8 @@ export class ODataService {
   /** Read plans by site, collection, parent and query string, oldest first (at most 1,000). */
   private readonly plans = new Map<string, ReadPlan>();
   private readonly metadataJson = JSON.stringify(toCsdlJson(plantDataModel));
+  private readonly limiter: RateLimiter | undefined;
+  private drainingSince: number | undefined;
 
   constructor(private readonly options: ServiceOptions) {
     this.backend = options.backend;
@@ -95,31 +119,98 @@ export class ODataService {
       throw new RangeError(`pageSize must be a positive integer, not ${options.pageSize}`);
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.limits = options.limits ?? {};
+    this.limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
   }
 
   /** Answers one request; never throws (an unexpected failure is a 500 without internals). */
   async handle(request: ServiceRequest): Promise<ServiceResponse> {
+    let response: ServiceResponse;
     try {
-      return await this.route(request);
+      response = await this.route(request);
     } catch (error) {
+      response = this.errorResponse(error, request.id);
       if (!isODataError(error)) {
-        (this.options.onInternalError ?? ((e, r) => console.error(`${r.method} ${r.url.slice(0, 200)} failed:`, e)))(
-          error,
-          request,
-        );
+        if (this.options.onInternalError !== undefined) this.options.onInternalError(error, request);
+        else response = { ...response, error };
       }
-      return this.errorResponse(error);
     }
+    Object.assign(response.headers, SECURITY_HEADERS);
+    if (request.id !== undefined) response.headers['x-request-id'] = request.id;
+    return response;
   }
 
-  /** The OData JSON error answer for an error (a 500 without internals for anything that is not an ODataError). */
-  errorResponse(error: unknown): ServiceResponse {
+  /**
+   * The OData JSON error answer for an error (a 500 without internals for anything that is not an ODataError), with
+   * the request id as a detail when there is one, and the security headers.
+   */
+  errorResponse(error: unknown, requestId?: string): ServiceResponse {
     const status = isODataError(error) ? error.status : 500;
-    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0', ...SECURITY_HEADERS };
     if (status === 401) headers['www-authenticate'] = 'Basic realm="odata", charset="UTF-8"';
     const allow = (error as { allow?: string } | null)?.allow;
     if (status === 405 && allow !== undefined) headers['allow'] = allow;
-    return { status, headers, body: JSON.stringify(toODataErrorBody(error)) };
+    const retryAfter = (error as { retryAfter?: number } | null)?.retryAfter;
+    if ((status === 429 || status === 503) && retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+    if (status === 503) headers['connection'] = 'close';
+    let body = toODataErrorBody(error);
+    if (requestId !== undefined) {
+      headers['x-request-id'] = requestId;
+      body = {
+        error: { ...body.error, details: [...(body.error.details ?? []), { code: 'RequestId', message: requestId }] },
+      };
+    }
+    return { status, headers, body: JSON.stringify(body) };
+  }
+
+  /**
+   * From now on `/ready` answers 503, and adapters refuse requests that arrive with `shutdownResponse` (503) while
+   * they answer those already received. The Fastify adapter calls this when it starts to close.
+   */
+  beginShutdown(): void {
+    this.drainingSince ??= Date.now();
+  }
+
+  get shuttingDown(): boolean {
+    return this.drainingSince !== undefined;
+  }
+
+  /** The 503 a request that arrives during shutdown gets. */
+  shutdownResponse(requestId?: string): ServiceResponse {
+    return this.errorResponse(
+      Object.assign(new ODataError('ServiceUnavailable', 'The server is shutting down; retry on another instance'), {
+        retryAfter: 1,
+      }),
+      requestId,
+    );
+  }
+
+  /** `/health`: the process answers. `/ready`: it also reaches its database and is not shutting down. */
+  private async probe(kind: 'health' | 'ready', method: string): Promise<ServiceResponse> {
+    allow(method.toUpperCase(), ['GET']);
+    const headers = { 'content-type': 'application/json;charset=utf-8' };
+    if (kind === 'health') return { status: 200, headers, body: '{"status":"ok"}' };
+    if (this.drainingSince !== undefined) return { status: 503, headers, body: '{"status":"shutting down"}' };
+    try {
+      await this.backend.ping();
+      return { status: 200, headers, body: '{"status":"ready"}' };
+    } catch {
+      return { status: 503, headers, body: '{"status":"database unreachable"}' };
+    }
+  }
+
+  /** 429 when `key` has no token left (`take`: spend one). */
+  private limit(key: string, take: boolean): void {
+    if (this.limiter === undefined) return;
+    const wait = take ? this.limiter.take(key) : this.limiter.wait(key);
+    if (wait === 0) return;
+    const seconds = Math.max(1, Math.ceil(wait));
+    throw Object.assign(
+      new ODataError(
+        'TooManyRequests',
+        `Rate limit of ${this.limiter.perSecond} requests per second exceeded; retry after ${seconds} s`,
+      ),
+      { retryAfter: seconds },
+    );
   }
 
   // ── routing ────────────────────────────────────────────────────────────────
@@ -129,6 +220,8 @@ export class ODataService {
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    if (pathname === '/health' || pathname === '/ready')
+      return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
     let { site: siteName, resource } = splitPath(pathname);
     if (resource === undefined && this.options.siteFromHost === true) {
       // north.odata.example.com/ODataApi/v1/...: the site is the host's first label
@@ -138,18 +231,23 @@ export class ODataService {
     }
     const site = await this.backend.directory.site(siteName);
     if (site === undefined) throw httpError('NotFound', `No site ${JSON.stringify(siteName.slice(0, 63))}`);
+    // an address that keeps failing to sign in waits before its next attempt costs a hash
+    const address = `address\n${request.remoteAddress ?? ''}`;
+    this.limit(address, false);
     const credential = await this.backend.directory.authenticate(
       site.name,
       header(request, 'api_key'),
       header(request, 'authorization'),
     );
     if (credential === undefined) {
+      this.limit(address, true);
       const sent = header(request, 'api_key') !== undefined || header(request, 'authorization') !== undefined;
       throw httpError(
         'Unauthorized',
         sent ? 'The credentials are not valid for this site' : 'Send an API_KEY header or HTTP Basic credentials',
       );
     }
+    this.limit(`${credential.site}\n${credential.kind}\n${credential.name}`, true);
     if (resource === undefined)
       throw httpError('NotFound', `No resource at ${pathname}; the service root is /${site.name}/ODataApi/v1`);
     const path = parseResource(resource);

@@ -58,17 +58,38 @@ async function verifySecret(secret: string, salt: Buffer, expected: Buffer): Pro
 const DUMMY_SALT = randomBytes(16);
 const DUMMY_HASH = randomBytes(HASH_BYTES);
 
-const VERIFIED_TTL_MS = 60_000;
 const REVOCATION_CHECK_MS = 1_000;
+const MAX_VERIFIED = 10_000;
+
+export interface DirectoryOptions {
+  /**
+   * How long the outcome of checking a presented credential is remembered, right or wrong (default 60 s; 0: every
+   * request pays a scrypt). Remembering both outcomes keeps a right key, a wrong key and a wrong password equally
+   * fast: the first presentation of anything costs one scrypt, a repeat none.
+   */
+  readonly credentialCacheMs?: number;
+}
 
 export class Directory {
   private readonly sites = new Map<string, Site | null>();
-  /** Credentials verified recently, by a hash of the site and what was presented: scrypt once a minute, not per request. */
-  private readonly verified = new Map<string, { credential: Credential; expires: number; checked: number }>();
+  /**
+   * Outcomes of checking presented credentials (undefined: not valid), by a hash of the site and what was presented,
+   * oldest first: scrypt once a minute per distinct credential, not per request.
+   */
+  private readonly verified = new Map<
+    string,
+    { credential: Credential | undefined; expires: number; checked: number }
+  >();
   /** Verifications under way, so that concurrent requests with the same credentials share one scrypt. */
   private readonly pending = new Map<string, Promise<Credential | undefined>>();
+  private readonly ttl: number;
 
-  constructor(private readonly driver: SqlDriver) {}
+  constructor(
+    private readonly driver: SqlDriver,
+    options: DirectoryOptions = {},
+  ) {
+    this.ttl = options.credentialCacheMs ?? 60_000;
+  }
 
   private q(name: string): string {
     return `"${name}"`;
@@ -220,6 +241,7 @@ export class Directory {
     const now = Date.now();
     const hit = this.verified.get(cacheKey);
     if (hit !== undefined && hit.expires > now) {
+      if (hit.credential === undefined) return undefined;
       // the secret was verified recently; whether the key is still active is read again at most once a second (an
       // indexed lookup, no scrypt), so a key revoked by another process (the CLI) stops working within a second
       if (hit.credential.kind === 'key' && now - hit.checked > REVOCATION_CHECK_MS) {
@@ -230,7 +252,7 @@ export class Directory {
         hit.checked = now;
       }
       // a busy credential is verified again in the background before it expires, never in a request's path
-      if (hit.expires - now < VERIFIED_TTL_MS / 4 && !this.pending.has(cacheKey))
+      if (hit.expires - now < this.ttl / 4 && !this.pending.has(cacheKey))
         void this.verify(cacheKey, site, apiKey, authorization);
       return hit.credential;
     }
@@ -247,11 +269,11 @@ export class Directory {
       try {
         const credential =
           apiKey !== undefined ? await this.checkKey(site, apiKey) : await this.checkBasic(site, authorization!);
-        if (credential === undefined) this.verified.delete(cacheKey);
-        else {
-          if (this.verified.size > 10_000) this.verified.clear();
+        this.verified.delete(cacheKey);
+        if (this.ttl > 0) {
+          if (this.verified.size >= MAX_VERIFIED) this.verified.delete(this.verified.keys().next().value!);
           const now = Date.now();
-          this.verified.set(cacheKey, { credential, expires: now + VERIFIED_TTL_MS, checked: now });
+          this.verified.set(cacheKey, { credential, expires: now + this.ttl, checked: now });
         }
         return credential;
       } finally {
