@@ -68,36 +68,40 @@ export function entityMembers(select: readonly Property[], row: Row, options: Js
 }
 
 /**
- * A writer of entities straight from the driver's rows: one decoder and one JSON form per selected property, chosen
- * once per query, so a page is written without building an intermediate row object per entity.
+ * A writer of entities straight from the driver's rows, compiled once per query: the members are written by one
+ * generated function with a named load per selected property (only schema identifiers, JSON-quoted, enter its source)
+ * and a value writer chosen per property type and dialect, so a page is written without an intermediate row object
+ * per entity.
  */
 export function rawEntityWriter(
   dialect: SqlDialectName,
   select: readonly Property[],
   options: JsonOptions,
 ): (raw: Readonly<Record<string, unknown>>) => string {
-  const parts = select.map((p, i) => ({
-    name: p.name,
-    prefix: `${i === 0 ? '' : ','}${prefixOf(p)}`,
-    write: fastWriter(p) ?? ((v: unknown) => valueJson(p, decodeValue(dialect, p, v), options)),
-  }));
-  return (raw) => {
-    let out = '';
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!;
-      out += part.prefix + part.write(raw[part.name]);
-    }
-    return out;
-  };
+  const writers = select.map(
+    (p) => fastWriter(dialect, p, options) ?? ((v: unknown) => valueJson(p, decodeValue(dialect, p, v), options)),
+  );
+  if (select.length === 0) return () => '';
+  const terms = select.map(
+    (p, i) => `${JSON.stringify(`${i === 0 ? '' : ','}${prefixOf(p)}`)} + w[${i}](r[${JSON.stringify(p.name)}])`,
+  );
+  return new Function('w', `return function writeEntity(r) { return ${terms.join(' + ')}; };`)(writers) as (
+    raw: Readonly<Record<string, unknown>>,
+  ) => string;
 }
 
 /**
- * Writers for the driver values that need no decoding: text (JSON-escaped only where it must be), 32-bit integers,
- * and instants, dates and GUIDs already in their canonical form. Anything else takes the general path.
+ * Writers for the driver values that need no general decoding: text (JSON-escaped only where it must be), integers,
+ * Booleans, SQLite's scaled decimals, and dates and instants already in their canonical form. Anything unexpected
+ * (and every other type) takes the general path: decode, then write.
  */
-function fastWriter(property: Property): ((v: unknown) => string) | undefined {
-  // the general path for anything else: the options only matter for Int64 and Decimal, which never come here
-  const options: JsonOptions = { ieee754Compatible: false };
+function fastWriter(
+  dialect: SqlDialectName,
+  property: Property,
+  options: JsonOptions,
+): ((v: unknown) => string) | undefined {
+  const general = (v: unknown): string => valueJson(property, decodeValue(dialect, property, v), options);
+  const quote = options.ieee754Compatible ? '"' : '';
   switch (property.type) {
     case 'Edm.String':
       return (v) =>
@@ -115,21 +119,53 @@ function fastWriter(property: Property): ((v: unknown) => string) | undefined {
           : v === null || v === undefined
             ? 'null'
             : JSON.stringify(Number(v));
+    case 'Edm.Int64':
+      return (v) => (typeof v === 'bigint' ? `${quote}${v}${quote}` : general(v));
+    case 'Edm.Boolean':
+      return (v) =>
+        v === 1n || v === 1 || v === true ? 'true' : v === 0n || v === 0 || v === false ? 'false' : general(v);
+    case 'Edm.Decimal': {
+      if (dialect !== 'sqlite') return undefined;
+      // SQLite keeps decimals as integers scaled by 10^scale: within 2^53 the digits come from exact double arithmetic
+      const scale = property.scale ?? 0;
+      const factor = 10 ** scale;
+      if (scale > 15) return undefined;
+      return (v) => {
+        if (typeof v !== 'bigint' || v > MAX_EXACT || v < -MAX_EXACT) return general(v);
+        const n = Number(v);
+        const magnitude = n < 0 ? -n : n;
+        const fraction = magnitude % factor;
+        const whole = (magnitude - fraction) / factor;
+        let text = String(whole);
+        if (fraction !== 0) {
+          let digits = String(fraction).padStart(scale, '0');
+          let end = digits.length;
+          while (digits.charCodeAt(end - 1) === 48) end--;
+          digits = digits.slice(0, end);
+          text += `.${digits}`;
+        }
+        return `${quote}${n < 0 ? '-' : ''}${text}${quote}`;
+      };
+    }
+    case 'Edm.Date':
+      return (v) => (typeof v === 'string' && v.length === 10 && CANONICAL_DATE.test(v) ? `"${v}"` : general(v));
     case 'Edm.DateTimeOffset':
       return (v) =>
         typeof v === 'string' && v.length === 24 && CANONICAL_INSTANT.test(v)
           ? `"${v}"`
           : v === null || v === undefined
             ? 'null'
-            : valueJson(property, decodeValue('postgres', property, v), options);
+            : general(v);
     default:
       return undefined;
   }
 }
 
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 /** A quote, a backslash, a control character or a lone surrogate: what `"${text}"` cannot carry as it is. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CANONICAL_DATE = /^\d{4}-\d\d-\d\d$/;
 
 /** The readable properties of an entity type (write-only ones, such as uploaded content, are never returned). */
 export function readable(entityType: EntityType): Property[] {
