@@ -33,10 +33,16 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
     done(null, body),
   );
   // once shutdown has begun, a request that arrives is refused before its body is read; one received earlier is
-  // answered
+  // answered. The probes still answer for themselves (/health 200, /ready 503).
   app.addHook('onRequest', (request, reply, done) => {
-    if (service.shuttingDown) send(reply, service.shutdownResponse(request.id));
+    if (service.refuses(request.url)) send(reply, service.shutdownResponse(request.id));
     else done();
+  });
+  // every answer sent while draining closes its connection, so a keep-alive client does not hold the shutdown open
+  // until its keep-alive timeout
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (service.shuttingDown) void reply.header('connection', 'close');
+    done(null, payload);
   });
   app.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -94,10 +100,15 @@ export interface CreateServerOptions {
   readonly timeouts?: ServerTimeouts;
 }
 
+/** The request being received on each connection, with its id: a timeout while its body arrives answers that id. */
+const receiving = new WeakMap<Socket, { readonly request: IncomingMessage; readonly id: string }>();
+
 /** A request id from the client (`x-request-id`) when it is short and plain, a new UUID otherwise. */
 function requestId(request: IncomingMessage): string {
   const sent = request.headers['x-request-id'];
-  return typeof sent === 'string' && /^[\w.:-]{1,128}$/.test(sent) ? sent : randomUUID();
+  const id = typeof sent === 'string' && /^[\w.:-]{1,128}$/.test(sent) ? sent : randomUUID();
+  receiving.set(request.socket, { request, id });
+  return id;
 }
 
 /** Secrets are never logged: the credential headers are removed from any request that reaches a log line. */
@@ -141,7 +152,12 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
           : error.code === 'HPE_HEADER_OVERFLOW'
             ? new ODataError('HeadersTooLarge', 'The request headers are too large')
             : new ODataError('InvalidBody', 'The request could not be read as HTTP/1.1');
-      const response = service.errorResponse(odata, randomUUID());
+      // a request whose body was still arriving keeps its id (its log lines carry it); anything else gets a new one
+      const current = receiving.get(socket);
+      const id = current !== undefined && !current.request.complete ? current.id : randomUUID();
+      // the error itself is not logged: it carries the raw request bytes (credential headers included)
+      app.log.info({ reqId: id, code: error.code, statusCode: odata.status }, 'request refused by the HTTP parser');
+      const response = service.errorResponse(odata, id);
       if (socket.writable) {
         const body = response.body ?? '';
         const head = Object.entries({

@@ -16,7 +16,7 @@ export function createNodeServer(service: ODataService): Server {
       else chunks.push(chunk);
     });
     request.on('end', () => {
-      const answer = service.shuttingDown
+      const answer = service.refuses(request.url ?? '/')
         ? Promise.resolve(service.shutdownResponse(id))
         : tooLarge
           ? Promise.resolve(

@@ -28,12 +28,6 @@ export class RateLimiter {
     this.burst = Math.max(1, limit.burst ?? Math.ceil(limit.perSecond));
   }
 
-  /** Seconds until `key` may send again (0: it may now), without taking a token. */
-  wait(key: string, now = performance.now()): number {
-    const bucket = this.refill(key, now);
-    return bucket.tokens >= 1 ? 0 : (1 - bucket.tokens) / this.perSecond;
-  }
-
   /** Takes a token for `key` when there is one; returns the seconds to wait otherwise (nothing taken). */
   take(key: string, now = performance.now()): number {
     const bucket = this.refill(key, now);
@@ -42,6 +36,12 @@ export class RateLimiter {
       return 0;
     }
     return (1 - bucket.tokens) / this.perSecond;
+  }
+
+  /** Gives back a token taken for `key` (a sign-in check that succeeded), up to the burst. */
+  refund(key: string, now = performance.now()): void {
+    const bucket = this.refill(key, now);
+    bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
   }
 
   private refill(key: string, now: number): Bucket {

@@ -96,6 +96,11 @@ function header(request: ServiceRequest, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : (value as string | undefined);
 }
 
+/** `/health` and `/ready`: no site, no credentials. */
+function isProbe(pathname: string): boolean {
+  return pathname === '/health' || pathname === '/ready';
+}
+
 function httpError(code: keyof typeof errorCatalog, message: string, target?: string): ODataError {
   return new ODataError(code, message, target === undefined ? {} : { target });
 }
@@ -174,6 +179,14 @@ export class ODataService {
     return this.drainingSince !== undefined;
   }
 
+  /**
+   * Whether a request for `url` that arrives now gets `shutdownResponse`: during shutdown every one but the probes,
+   * which answer for themselves (`/health` 200, `/ready` 503).
+   */
+  refuses(url: string): boolean {
+    return this.drainingSince !== undefined && !isProbe(url.split('?')[0]!);
+  }
+
   /** The 503 a request that arrives during shutdown gets. */
   shutdownResponse(requestId?: string): ServiceResponse {
     return this.errorResponse(
@@ -198,10 +211,10 @@ export class ODataService {
     }
   }
 
-  /** 429 when `key` has no token left (`take`: spend one). */
-  private limit(key: string, take: boolean): void {
+  /** Spends a token of `key`; 429 when it has none left. */
+  private limit(key: string): void {
     if (this.limiter === undefined) return;
-    const wait = take ? this.limiter.take(key) : this.limiter.wait(key);
+    const wait = this.limiter.take(key);
     if (wait === 0) return;
     const seconds = Math.max(1, Math.ceil(wait));
     throw Object.assign(
@@ -220,8 +233,7 @@ export class ODataService {
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
-    if (pathname === '/health' || pathname === '/ready')
-      return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
+    if (isProbe(pathname)) return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
     let { site: siteName, resource } = splitPath(pathname);
     if (resource === undefined && this.options.siteFromHost === true) {
       // north.odata.example.com/ODataApi/v1/...: the site is the host's first label
@@ -231,23 +243,30 @@ export class ODataService {
     }
     const site = await this.backend.directory.site(siteName);
     if (site === undefined) throw httpError('NotFound', `No site ${JSON.stringify(siteName.slice(0, 63))}`);
-    // an address that keeps failing to sign in waits before its next attempt costs a hash
+    // a credential check holds a token of the client address while it runs and keeps it when the credentials are not
+    // valid: an address that keeps failing waits before its next check costs a hash, however many it sends at once
     const address = `address\n${request.remoteAddress ?? ''}`;
-    this.limit(address, false);
-    const credential = await this.backend.directory.authenticate(
-      site.name,
-      header(request, 'api_key'),
-      header(request, 'authorization'),
-    );
-    if (credential === undefined) {
-      this.limit(address, true);
+    this.limit(address);
+    let credential: Credential | undefined;
+    try {
+      credential = await this.backend.directory.authenticate(
+        site.name,
+        header(request, 'api_key'),
+        header(request, 'authorization'),
+      );
+    } catch (error) {
+      this.limiter?.refund(address);
+      throw error;
+    }
+    if (credential !== undefined) this.limiter?.refund(address);
+    else {
       const sent = header(request, 'api_key') !== undefined || header(request, 'authorization') !== undefined;
       throw httpError(
         'Unauthorized',
         sent ? 'The credentials are not valid for this site' : 'Send an API_KEY header or HTTP Basic credentials',
       );
     }
-    this.limit(`${credential.site}\n${credential.kind}\n${credential.name}`, true);
+    this.limit(`${credential.site}\n${credential.kind}\n${credential.name}`);
     if (resource === undefined)
       throw httpError('NotFound', `No resource at ${pathname}; the service root is /${site.name}/ODataApi/v1`);
     const path = parseResource(resource);
