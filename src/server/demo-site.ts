@@ -4,16 +4,19 @@ import { demoData, type DemoOptions } from './demo.js';
 import { collection, type ContainedName } from './store/collections.js';
 import type { EntitySetName } from './model.js';
 
-/** Creates `site` with demo data unless it exists; returns a new API key for it either way. */
+/**
+ * Creates `site` with demo data unless it exists with records; returns a new API key for it either way. A site that
+ * exists without records (a first start killed between creating the site and committing its records) is filled.
+ */
 export async function loadDemoSite(
   backend: Backend,
   site = 'demo',
   options: DemoOptions = {},
 ): Promise<{ key: string; created: boolean }> {
   let created = false;
-  if ((await backend.directory.site(site)) === undefined) {
-    await backend.directory.createSite(site);
-    const store = await backend.store(site);
+  if ((await backend.directory.site(site)) === undefined) await backend.directory.createSite(site);
+  const store = await backend.store(site);
+  if (!(await store.hasRows(collection('Accounts')))) {
     const data = demoData(options);
     await store.driver.transaction(async (session) => {
       for (const [name, rows] of Object.entries(data.sets) as [EntitySetName, readonly Record<string, unknown>[]][]) {

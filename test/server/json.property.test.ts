@@ -70,7 +70,7 @@ let nextId = 0;
 
 /** The row stored through the engine's encoding, read back as the driver gives it. */
 function roundTrip(values: Record<string, unknown>): Record<string, unknown> {
-  const stored = { Id: ++nextId, ...values };
+  const stored: Record<string, unknown> = { Id: ++nextId, ...values };
   const params = properties.map((p) => encodeValue('sqlite', p, stored[p.name]) ?? null);
   db.prepare(
     `INSERT INTO "Sample" (${properties.map((p) => `"${p.name}"`).join(', ')}) VALUES (${properties.map(() => '?').join(', ')})`,
