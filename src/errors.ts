@@ -30,6 +30,10 @@ export const errorCatalog = {
     meaning:
       'A request body is not a JSON object, or a field in it is missing, read-only, of the wrong type or outside its facets.',
   },
+  InvalidRequest: {
+    status: 400,
+    meaning: 'The request is not valid HTTP/1.1 (a malformed request line or header, no Host header).',
+  },
   PayloadTooLarge: { status: 413, meaning: 'The request body, or a value in it, is larger than the service accepts.' },
   Unauthorized: {
     status: 401,
@@ -44,6 +48,7 @@ export const errorCatalog = {
   MethodNotAllowed: { status: 405, meaning: 'The resource exists but does not answer this HTTP method (see Allow).' },
   Conflict: { status: 409, meaning: 'A create names a key that exists already.' },
   UnsupportedMediaType: { status: 415, meaning: 'A request body is not sent as application/json.' },
+  ExpectationFailed: { status: 417, meaning: 'An Expect header other than 100-continue.' },
   TooManyRequests: {
     status: 429,
     meaning: 'The credential (or, for failed sign-ins, the client address) sent more requests than its rate allows.',

@@ -2,8 +2,9 @@
 // `createServer` builds an app (logging, request ids, timeouts, graceful shutdown); `odataPlugin` mounts the same
 // routes in an app of your own.
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -36,7 +37,13 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
   // answered. The probes still answer for themselves (/health 200, /ready 503).
   app.addHook('onRequest', (request, reply, done) => {
     if (service.refuses(request.url)) send(reply, service.shutdownResponse(request.id));
-    else done();
+    else if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      // HTTP/1.1 requires Host (RFC 9112 §3.2)
+      send(
+        reply,
+        service.errorResponse(new ODataError('InvalidRequest', 'The request has no Host header'), request.id),
+      );
+    } else done();
   });
   // every answer sent while draining closes its connection, so a keep-alive client does not hold the shutdown open
   // until its keep-alive timeout
@@ -53,7 +60,11 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
           ? new ODataError('InvalidBody', 'The request could not be read')
           : status === 408
             ? new ODataError('RequestTimeout', 'The request body did not arrive in time')
-            : error;
+            : status === 415
+              ? new ODataError('UnsupportedMediaType', 'The Content-Type header is not a media type')
+              : status >= 400 && status < 500
+                ? new ODataError('InvalidRequest', 'The request could not be read')
+                : error;
     request.log[status >= 500 ? 'error' : 'info']({ err: error }, 'request refused before the service');
     send(reply, service.errorResponse(odata, request.id));
   });
@@ -102,6 +113,27 @@ export interface CreateServerOptions {
 
 /** The request being received on each connection, with its id: a timeout while its body arrives answers that id. */
 const receiving = new WeakMap<Socket, { readonly request: IncomingMessage; readonly id: string }>();
+/** The response last begun on each connection: a parser error after a complete request waits for its answer. */
+const answering = new WeakMap<Socket | Duplex, ServerResponse>();
+
+/** An answer written straight to a socket (for what never reaches a route), then the connection closed. */
+function writeRaw(socket: Socket | Duplex, response: ServiceResponse, extra: Record<string, string> = {}): void {
+  if (!socket.destroyed && socket.writable) {
+    const body = response.body ?? '';
+    const head = Object.entries({
+      ...response.headers,
+      ...extra,
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n${head}\r\n${body}`);
+  }
+  // close once the answer is flushed (destroying at once could drop it)
+  if ('destroySoon' in socket) socket.destroySoon();
+  else socket.end();
+}
 
 /** A request id from the client (`x-request-id`) when it is short and plain, a new UUID otherwise. */
 function requestId(request: IncomingMessage): string {
@@ -131,7 +163,8 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
     logger,
     genReqId: requestId,
     // timeouts are checked every second, so a stalled client is cut off close to its deadline
-    http: { headersTimeout: headersMs, connectionsCheckingInterval: 1000 },
+    // (a missing Host header is refused in the OData format below, not with Node's empty 400)
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
     requestTimeout: requestMs,
     keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
     return503OnClosing: false,
@@ -140,7 +173,7 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
       const odata =
         error.code === 'FST_ERR_BAD_URL'
           ? new ODataError('InvalidEncoding', 'The path is not valid percent-encoding')
-          : new ODataError('InvalidBody', 'The request could not be read');
+          : new ODataError('InvalidRequest', 'The request could not be read');
       send(reply as FastifyReply, service.errorResponse(odata, request.id));
     },
     // what Node's HTTP parser refuses (bad request lines, too many header bytes, timeouts) also answers in OData JSON
@@ -151,29 +184,45 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
           ? new ODataError('RequestTimeout', 'The request did not arrive in time')
           : error.code === 'HPE_HEADER_OVERFLOW'
             ? new ODataError('HeadersTooLarge', 'The request headers are too large')
-            : new ODataError('InvalidBody', 'The request could not be read as HTTP/1.1');
+            : new ODataError('InvalidRequest', 'The request could not be read as HTTP/1.1');
       // a request whose body was still arriving keeps its id (its log lines carry it); anything else gets a new one
       const current = receiving.get(socket);
       const id = current !== undefined && !current.request.complete ? current.id : randomUUID();
       // the error itself is not logged: it carries the raw request bytes (credential headers included)
       app.log.info({ reqId: id, code: error.code, statusCode: odata.status }, 'request refused by the HTTP parser');
       const response = service.errorResponse(odata, id);
-      if (socket.writable) {
-        const body = response.body ?? '';
-        const head = Object.entries({
-          ...response.headers,
-          'content-length': String(Buffer.byteLength(body)),
-          connection: 'close',
-        })
-          .map(([name, value]) => `${name}: ${value}\r\n`)
-          .join('');
-        socket.write(`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}\r\n${head}\r\n${body}`);
+      // bad bytes after a complete request (pipelined): that request is answered first, in order, then this
+      const inFlight = answering.get(socket);
+      if (inFlight !== undefined && !inFlight.writableFinished && inFlight.req.complete) {
+        const later = (): void => writeRaw(socket, response);
+        inFlight.once('finish', later);
+        inFlight.once('close', later);
+        return;
       }
-      socket.destroy();
+      writeRaw(socket, response);
     },
     bodyLimit: service.maxBodyBytes,
     // site names and keys are case-sensitive, and $metadata must not be taken apart
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+  });
+  app.server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+    answering.set(request.socket, response),
+  );
+  // CONNECT (a proxy tunnel) and an Expect other than 100-continue never reach a route: answered here, in OData JSON
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) =>
+    writeRaw(
+      socket,
+      service.errorResponse(new ODataError('MethodNotAllowed', 'CONNECT is not allowed here'), randomUUID()),
+      { allow: 'GET, HEAD, POST, PATCH' },
+    ),
+  );
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const answer = service.errorResponse(
+      new ODataError('ExpectationFailed', 'Only Expect: 100-continue is understood'),
+      randomUUID(),
+    );
+    response.writeHead(answer.status, { ...answer.headers, connection: 'close' }).end(answer.body);
+    request.resume();
   });
   app.addHook('preClose', (done) => {
     service.beginShutdown();

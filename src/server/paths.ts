@@ -93,6 +93,10 @@ export function parseKeyPredicate(text: string, set: string): KeyPredicate {
     }
     if (expr.kind !== 'literal')
       throw new ODataError('InvalidSyntax', `${where}: ${source.slice(0, 60)} is not a literal`);
+    // no stored key holds U+0000 (writes refuse it), and PostgreSQL refuses it in any text parameter: a key with one
+    // is the client's mistake before it reaches a lock or a query
+    if (expr.literal.type === 'Edm.String' && expr.literal.value.includes('\u0000'))
+      throw new ODataError('InvalidLiteral', `${where}: a key cannot contain the character U+0000`);
     return expr.literal;
   };
   if (parts.length === 1 && !/^\s*[A-Za-z_][A-Za-z0-9_]*\s*=/.test(parts[0]!))

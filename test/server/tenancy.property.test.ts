@@ -18,6 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, storages, type RunningServer } from './harness.js';
 
 const kinds = await storages();
+/** TENANCY_RUNS (default 20): the first property's runs; the second's runs and the time limits scale along. */
+const RUNS = Number.parseInt(process.env.TENANCY_RUNS ?? '20', 10) || 20;
+const SCALE = Math.max(1, RUNS / 20);
+const scaled = (n: number): number => Math.round(n * SCALE);
 
 type Side = 'A' | 'B';
 const SIDES: readonly Side[] = ['A', 'B'];
@@ -711,123 +715,135 @@ describe.each(kinds)('tenant isolation on %s (property, real HTTP)', (storage) =
     }
   }
 
-  it('never lets a request to one site read or write with anything but that site’s credential, nor leak the other site’s writes', async () => {
-    await fc.assert(fc.asyncProperty(runArb, run), {
-      numRuns: 20,
-      interruptAfterTimeLimit: 90_000,
-      markInterruptAsFailure: true,
-    });
-    await checkAllRuns();
-    // the runs did talk to the server, and exercised both outcomes
-    expect(requests).toBeGreaterThanOrEqual(200);
-    expect(statuses.get(401) ?? 0).toBeGreaterThan(30);
-    expect((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0)).toBeGreaterThan(60);
-    expect(ackedPOVendors.A.size + ackedPOVendors.B.size).toBeGreaterThan(0);
-  }, 120_000);
+  it(
+    'never lets a request to one site read or write with anything but that site’s credential, nor leak the other site’s writes',
+    async () => {
+      await fc.assert(fc.asyncProperty(runArb, run), {
+        numRuns: RUNS,
+        interruptAfterTimeLimit: scaled(90_000),
+        markInterruptAsFailure: true,
+      });
+      await checkAllRuns();
+      // the runs did talk to the server, and exercised both outcomes
+      expect(requests).toBeGreaterThanOrEqual(200);
+      expect(statuses.get(401) ?? 0).toBeGreaterThan(30);
+      expect((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0)).toBeGreaterThan(60);
+      expect(ackedPOVendors.A.size + ackedPOVendors.B.size).toBeGreaterThan(0);
+    },
+    scaled(120_000),
+  );
 
   // Writes that draw a server-assigned number (a key from a per-site sequence, the next line number, comment id or
   // reading id) sent at the same time through one site: each is acknowledged, with a number of its own. Purchase
   // orders and requests go to a new empty site per run (the sequence's first use), the rest to site A. PATCHes of one
   // order at the same time, each of another field, all stay (no lost update).
-  it('acknowledges every one of concurrent writes through one site: numbers of their own, no lost update', async () => {
-    type Write = 'po' | 'pr' | 'line' | 'comment' | 'reading' | 'patch';
-    /** Each concurrent PATCH of the shared order sets a field of its own: none may undo another. */
-    const patchFields = ['Buyer', 'Notes', 'ShipTo', 'PaymentTerms', 'VendorName', 'Account'] as const;
-    let runs = 0;
-    const property = fc.asyncProperty(
-      fc.array(fc.constantFrom<Write>('po', 'pr', 'line', 'comment', 'reading', 'patch'), {
-        minLength: 2,
-        maxLength: patchFields.length,
-      }),
-      async (writes) => {
-        const n = runs++;
-        const fresh = `${sites.A.name}-c${n}`;
-        await s.backend.directory.createSite(fresh);
-        const freshKey = (await s.backend.directory.createKey(fresh)).key;
-        const freshRoot = `${s.origin}/${fresh}/ODataApi/v1`;
-        const order = `RACE-${n}`;
-        const meter = `RACE-M${n}`;
-        const wo = sharedWorkOrders[0]!;
-        const post = async (root: string, key: string, path: string, body: unknown, method = 'POST') => {
-          const response = await fetch(`${root}${path}`, {
-            method,
-            headers: { API_KEY: key, 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          });
-          return { status: response.status, text: await response.text() };
-        };
-        const read = async (root: string, key: string, path: string): Promise<Json> => {
-          const response = await fetch(`${root}${path}`, { headers: { API_KEY: key } });
-          expect(response.status, path).toBe(200);
-          return (await response.json()) as Json;
-        };
-        expect(
-          (await post(sites.A.root, sites.A.key, '/PurchaseOrders', { PONumber: order, VendorID: 'RACE' })).status,
-        ).toBe(201);
-        const countOf = async (path: string) =>
-          (await read(sites.A.root, sites.A.key, `${path}${path.includes('?') ? '&' : '?'}$count=true&$top=0`))[
-            '@odata.count'
-          ] as number;
-        const commentsBefore = await countOf(`/WorkOrders('${wo}')/Comments`);
-        const results = await Promise.all(
-          writes.map((write, i) => {
-            switch (write) {
-              case 'po':
-                return post(freshRoot, freshKey, '/PurchaseOrders', { VendorID: `RACE-${i}` });
-              case 'pr':
-                return post(freshRoot, freshKey, '/PurchaseRequests', { RequestedBy: `RACE-${i}` });
-              case 'line':
-                return post(sites.A.root, sites.A.key, '/POLineItems', {
-                  PONumber: order,
-                  Description: `line ${i}`,
-                  QuantityOrdered: 1,
-                  UnitOfMeasure: 'EA',
-                  UnitPrice: i,
-                });
-              case 'comment':
-                return post(sites.A.root, sites.A.key, `/WorkOrders('${wo}')/AddComment`, {
-                  Comment: `race ${n}/${i}`,
-                  Username: 'race',
-                });
-              case 'reading':
-                return post(sites.A.root, sites.A.key, '/MeterReadings', { MeterID: meter, MeterReading: i });
-              case 'patch': {
-                const field = patchFields[writes.slice(0, i).filter((w) => w === 'patch').length]!;
-                return post(sites.A.root, sites.A.key, `/PurchaseOrders('${order}')`, { [field]: `p${i}` }, 'PATCH');
+  it(
+    'acknowledges every one of concurrent writes through one site: numbers of their own, no lost update',
+    async () => {
+      type Write = 'po' | 'pr' | 'line' | 'comment' | 'reading' | 'patch';
+      /** Each concurrent PATCH of the shared order sets a field of its own: none may undo another. */
+      const patchFields = ['Buyer', 'Notes', 'ShipTo', 'PaymentTerms', 'VendorName', 'Account'] as const;
+      let runs = 0;
+      const property = fc.asyncProperty(
+        fc.array(fc.constantFrom<Write>('po', 'pr', 'line', 'comment', 'reading', 'patch'), {
+          minLength: 2,
+          maxLength: patchFields.length,
+        }),
+        async (writes) => {
+          const n = runs++;
+          const fresh = `${sites.A.name}-c${n}`;
+          await s.backend.directory.createSite(fresh);
+          const freshKey = (await s.backend.directory.createKey(fresh)).key;
+          const freshRoot = `${s.origin}/${fresh}/ODataApi/v1`;
+          const order = `RACE-${n}`;
+          const meter = `RACE-M${n}`;
+          const wo = sharedWorkOrders[0]!;
+          const post = async (root: string, key: string, path: string, body: unknown, method = 'POST') => {
+            const response = await fetch(`${root}${path}`, {
+              method,
+              headers: { API_KEY: key, 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+            });
+            return { status: response.status, text: await response.text() };
+          };
+          const read = async (root: string, key: string, path: string): Promise<Json> => {
+            const response = await fetch(`${root}${path}`, { headers: { API_KEY: key } });
+            expect(response.status, path).toBe(200);
+            return (await response.json()) as Json;
+          };
+          expect(
+            (await post(sites.A.root, sites.A.key, '/PurchaseOrders', { PONumber: order, VendorID: 'RACE' })).status,
+          ).toBe(201);
+          const countOf = async (path: string) =>
+            (await read(sites.A.root, sites.A.key, `${path}${path.includes('?') ? '&' : '?'}$count=true&$top=0`))[
+              '@odata.count'
+            ] as number;
+          const commentsBefore = await countOf(`/WorkOrders('${wo}')/Comments`);
+          const results = await Promise.all(
+            writes.map((write, i) => {
+              switch (write) {
+                case 'po':
+                  return post(freshRoot, freshKey, '/PurchaseOrders', { VendorID: `RACE-${i}` });
+                case 'pr':
+                  return post(freshRoot, freshKey, '/PurchaseRequests', { RequestedBy: `RACE-${i}` });
+                case 'line':
+                  return post(sites.A.root, sites.A.key, '/POLineItems', {
+                    PONumber: order,
+                    Description: `line ${i}`,
+                    QuantityOrdered: 1,
+                    UnitOfMeasure: 'EA',
+                    UnitPrice: i,
+                  });
+                case 'comment':
+                  return post(sites.A.root, sites.A.key, `/WorkOrders('${wo}')/AddComment`, {
+                    Comment: `race ${n}/${i}`,
+                    Username: 'race',
+                  });
+                case 'reading':
+                  return post(sites.A.root, sites.A.key, '/MeterReadings', { MeterID: meter, MeterReading: i });
+                case 'patch': {
+                  const field = patchFields[writes.slice(0, i).filter((w) => w === 'patch').length]!;
+                  return post(sites.A.root, sites.A.key, `/PurchaseOrders('${order}')`, { [field]: `p${i}` }, 'PATCH');
+                }
               }
-            }
-          }),
-        );
-        const statusesOf = results.map(
-          (r, i) => `${writes[i]} ${r.status}${r.status >= 300 ? ` ${r.text.slice(0, 160)}` : ''}`,
-        );
-        expect(statusesOf).toEqual(writes.map((w) => `${w} ${w === 'comment' || w === 'patch' ? 200 : 201}`));
-        const count = (w: Write) => writes.filter((x) => x === w).length;
-        const distinct = (w: Write, field: string) => {
-          const values = results.filter((_, i) => writes[i] === w).map((r) => (JSON.parse(r.text) as Json)[field]);
-          expect(new Set(values).size, `${w} ${field}: ${JSON.stringify(values)}`).toBe(values.length);
-        };
-        distinct('po', 'PONumber');
-        distinct('pr', 'PRNumber');
-        distinct('line', 'LineNumber');
-        expect(await countOf(`/POLineItems?$filter=${encodeURIComponent(`PONumber eq '${order}'`)}`)).toBe(
-          count('line'),
-        );
-        expect(await countOf(`/WorkOrders('${wo}')/Comments`)).toBe(commentsBefore + count('comment'));
-        if (count('reading') > 0) expect(await countOf(`/MeterReadings('${meter}')/History`)).toBe(count('reading'));
-        const patched = await read(sites.A.root, sites.A.key, `/PurchaseOrders('${order}')`);
-        const fields = writes.flatMap((w, i) => (w === 'patch' ? [i] : [])).map((i, j) => [patchFields[j]!, `p${i}`]);
-        expect(Object.fromEntries(fields.map(([field]) => [field, patched[field!]])), 'no PATCH lost').toEqual(
-          Object.fromEntries(fields),
-        );
-        expect((await read(freshRoot, freshKey, '/PurchaseOrders?$count=true&$top=0'))['@odata.count']).toBe(
-          count('po'),
-        );
-        expect((await read(freshRoot, freshKey, '/PurchaseRequests?$count=true&$top=0'))['@odata.count']).toBe(
-          count('pr'),
-        );
-      },
-    );
-    await fc.assert(property, { numRuns: 10, interruptAfterTimeLimit: 30_000, markInterruptAsFailure: true });
-  }, 60_000);
+            }),
+          );
+          const statusesOf = results.map(
+            (r, i) => `${writes[i]} ${r.status}${r.status >= 300 ? ` ${r.text.slice(0, 160)}` : ''}`,
+          );
+          expect(statusesOf).toEqual(writes.map((w) => `${w} ${w === 'comment' || w === 'patch' ? 200 : 201}`));
+          const count = (w: Write) => writes.filter((x) => x === w).length;
+          const distinct = (w: Write, field: string) => {
+            const values = results.filter((_, i) => writes[i] === w).map((r) => (JSON.parse(r.text) as Json)[field]);
+            expect(new Set(values).size, `${w} ${field}: ${JSON.stringify(values)}`).toBe(values.length);
+          };
+          distinct('po', 'PONumber');
+          distinct('pr', 'PRNumber');
+          distinct('line', 'LineNumber');
+          expect(await countOf(`/POLineItems?$filter=${encodeURIComponent(`PONumber eq '${order}'`)}`)).toBe(
+            count('line'),
+          );
+          expect(await countOf(`/WorkOrders('${wo}')/Comments`)).toBe(commentsBefore + count('comment'));
+          if (count('reading') > 0) expect(await countOf(`/MeterReadings('${meter}')/History`)).toBe(count('reading'));
+          const patched = await read(sites.A.root, sites.A.key, `/PurchaseOrders('${order}')`);
+          const fields = writes.flatMap((w, i) => (w === 'patch' ? [i] : [])).map((i, j) => [patchFields[j]!, `p${i}`]);
+          expect(Object.fromEntries(fields.map(([field]) => [field, patched[field!]])), 'no PATCH lost').toEqual(
+            Object.fromEntries(fields),
+          );
+          expect((await read(freshRoot, freshKey, '/PurchaseOrders?$count=true&$top=0'))['@odata.count']).toBe(
+            count('po'),
+          );
+          expect((await read(freshRoot, freshKey, '/PurchaseRequests?$count=true&$top=0'))['@odata.count']).toBe(
+            count('pr'),
+          );
+        },
+      );
+      await fc.assert(property, {
+        numRuns: scaled(10),
+        interruptAfterTimeLimit: scaled(30_000),
+        markInterruptAsFailure: true,
+      });
+    },
+    scaled(60_000),
+  );
 });
