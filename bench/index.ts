@@ -13,6 +13,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'memory', load: () => import('./memory.bench.js') },
   { name: 'sql', load: () => import('./sql.bench.js') },
   { name: 'http', load: () => import('./http.bench.js') },
+  { name: 'load', load: () => import('./load.bench.js') },
 ];
 
 const wanted = process.argv.slice(2);

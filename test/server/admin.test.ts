@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError, importRecords, parseCsv, parseRecords, seedSite } from '../../src/server/admin.js';
+import { demoRows } from '../../src/server/demo.js';
 import { WorkOrder } from '../../src/server/model.js';
+import { collection } from '../../src/server/store/collections.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
 const kinds = await storages();
@@ -99,7 +101,81 @@ describe.each(kinds)('import and seed on %s', (storage) => {
     expect(((await response.json()) as { '@odata.count': number })['@odata.count']).toBeGreaterThan(0);
     await expect(seedSite(s.backend, empty, { rows: 10 })).rejects.toThrow(/has records already/);
   });
+
+  it('seeds every generated record through multi-row inserts, exactly as generated', async () => {
+    // 1,200 parts: full batches of 500 and a short last one
+    const site = `batched-${s.site}`;
+    await s.backend.directory.createSite(site);
+    const options = { rows: 1200, seed: 11 };
+    const total = await seedSite(s.backend, site, options);
+    const store = await s.backend.store(site);
+    let expected = 0;
+    for (const [source, target] of [
+      ['Parts', 'Parts'],
+      ['POLineItems', 'POLineItems'],
+      ['Comments', 'WorkOrderComments'],
+      ['MeterHistory', 'MeterReadingHistory'],
+    ] as const) {
+      const generated = [...demoRows(source, options)];
+      const c = collection(target);
+      const [first, last] = [generated[0]!, generated[generated.length - 1]!];
+      const keyOf = (row: Record<string, unknown>) =>
+        Object.fromEntries([...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)].map((k) => [k, row[k]]));
+      for (const row of [first, last]) {
+        const stored = await store.get(c, keyOf(row));
+        expect(
+          stored === undefined ? undefined : JSON.stringify(Object.keys(row).map((k) => [k, normal(stored[k])])),
+        ).toBe(JSON.stringify(Object.keys(row).map((k) => [k, normal(row[k])])));
+      }
+      const [{ n }] = (await store.driver.all(
+        `SELECT count(*) AS n FROM "${c.table}"${storage === 'postgres' ? ` WHERE site = '${site}'` : ''}`,
+      )) as [{ n: unknown }];
+      expect(Number(n)).toBe(generated.length);
+    }
+    for (const name of [
+      'Accounts',
+      'Parts',
+      'PurchaseRequests',
+      'PRLineItems',
+      'PurchaseOrders',
+      'POLineItems',
+      'POAttachments',
+      'BlanketPOs',
+      'BlanketPOLineItems',
+      'WorkOrders',
+      'MeterReadings',
+      'Comments',
+      'ActualLabor',
+      'MeterHistory',
+    ] as const)
+      expected += [...demoRows(name, options)].length;
+    expect(total).toBe(expected);
+  });
+
+  it('writes nothing when one generated record cannot be stored', async () => {
+    const site = `clash-${s.site}`;
+    await s.backend.directory.createSite(site);
+    const store = await s.backend.store(site);
+    const options = { rows: 1200, seed: 11 };
+    // a part with the key of the 700th generated one: the second batch of Parts fails
+    const clash = [...demoRows('Parts', options)][699]!;
+    await store.driver.transaction((session) => store.insert(session, collection('Parts'), clash));
+    await expect(seedSite(s.backend, site, options)).rejects.toThrow();
+    expect(await store.hasRows(collection('Accounts'))).toBe(false);
+    const [{ n }] = (await store.driver.all(
+      `SELECT count(*) AS n FROM "Parts"${storage === 'postgres' ? ` WHERE site = '${site}'` : ''}`,
+    )) as [{ n: unknown }];
+    expect(Number(n)).toBe(1);
+  });
 });
+
+/** A stored or generated value in one comparable form: decimals and numbers as numbers, the rest as text. */
+function normal(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'bigint') return Number(value);
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return value;
+}
 
 describe('odata-engine import (the command)', () => {
   const data = mkdtempSync(join(tmpdir(), 'odata-import-'));
