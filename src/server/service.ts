@@ -338,11 +338,10 @@ export class ODataService {
         const set = this.set(path.set);
         allow(method, ['GET']);
         const bound = validateQuery(parseQuery(c.rawQuery), set.entityType, this.limits);
-        const { count } = await c.store.query(set, { ...bound, top: 0, count: true });
         return {
           status: 200,
           headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
-          body: String(count ?? 0),
+          body: String(await c.store.count(set, bound)),
         };
       }
       case 'entity': {

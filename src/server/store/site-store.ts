@@ -99,6 +99,13 @@ export class SiteStore {
     return { raw, count: Number(first?.['count'] ?? 0) };
   }
 
+  /** How many rows the bound query's filter keeps ($top and $skip aside): one COUNT, no rows read. */
+  async count(c: Collection, bound: BoundQuery, parent?: Row): Promise<number> {
+    const { sql, params } = toSqlCount(bound, this.sqlOptions(c, parent));
+    const [first] = await this.driver.all(sql, params);
+    return Number(first?.['count'] ?? 0);
+  }
+
   /** The rows of a bound query (projected, ordered and decoded), and their total count when `$count=true`. */
   async query(c: Collection, bound: BoundQuery, parent?: Row): Promise<{ rows: Row[]; count?: number }> {
     const { raw, count } = await this.runRead(this.readStatements(c, bound, parent));
