@@ -4,14 +4,13 @@
 import { ODataError, isODataError } from '../errors.js';
 import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/decimal.js';
 import type { EntityType } from '../model/schema.js';
-import { encodeValue, type SqlParam } from '../backends/sql/index.js';
 import type { Backend } from './backend.js';
 import { checkActionBody, checkCreateBody } from './body.js';
 import { demoRows, type DemoOptions, type DemoSetName } from './demo.js';
 import { AddComment, entitySetNames, type EntitySetName } from './model.js';
 import { collection, type Collection, type ContainedName } from './store/collections.js';
 import type { SqlSession } from './store/driver.js';
-import { SITE_COLUMN, type SiteStore } from './store/site-store.js';
+import type { SiteStore } from './store/site-store.js';
 import type { Credential } from './tenancy.js';
 import { insertEntity, recordMeterReading, type Row } from './writes.js';
 
@@ -241,26 +240,27 @@ export async function seedSite(
     // one batch in flight while the next is generated (a network database works while this process does);
     // the session runs statements in order, and a failed batch is awaited before the next one is sent
     let inFlight: Promise<void> | undefined;
-    const send = async (insert: BatchInsert, rows: readonly Row[]): Promise<void> => {
+    const send = async (c: Collection, rows: readonly Row[]): Promise<void> => {
       if (inFlight !== undefined) await inFlight;
-      inFlight = insert.run(session, rows);
+      inFlight = store.insertMany(session, c, rows);
       inFlight.catch(() => undefined); // awaited before the next batch or at the end; not an unhandled rejection
     };
     try {
       for (const [source, target] of seedOrder) {
-        const insert = batchInsert(store, collection(target));
+        const c = collection(target);
+        const size = store.batchRows(c);
         let batch: Row[] = [];
         let n = 0;
         for (const row of demoRows(source, options)) {
           batch.push(row);
-          if (batch.length === insert.rows) {
-            await send(insert, batch);
+          if (batch.length === size) {
+            await send(c, batch);
             batch = [];
           }
           n++;
           if (n % 1000 === 0) progress(source, n);
         }
-        if (batch.length > 0) await send(insert, batch);
+        if (batch.length > 0) await send(c, batch);
         progress(source, n);
         total += n;
       }
@@ -276,66 +276,4 @@ export async function seedSite(
       await store.driver.run(`ANALYZE "${collection(target).table.replace(/"/g, '""')}"`);
   }
   return total;
-}
-
-/** Bound parameters in one multi-row INSERT: under SQLite's limit (32,766) and PostgreSQL's (65,535). */
-const MAX_BATCH_PARAMS = 30_000;
-const MAX_BATCH_ROWS = 500;
-
-interface BatchInsert {
-  /** Rows in a full batch. */
-  readonly rows: number;
-  /** Inserts up to `rows` rows in one statement. */
-  readonly run: (session: SqlSession, rows: readonly Row[]) => Promise<void>;
-}
-
-/**
- * Multi-row INSERTs into one collection: the same columns and encoded values as SiteStore.insert, many rows a
- * statement (row by row, a million-row seed spends its time in statements and round trips).
- */
-function batchInsert(store: SiteStore, c: Collection): BatchInsert {
-  const dialect = store.driver.dialect;
-  const quote = (name: string): string =>
-    dialect === 'mysql' ? `\`${name.replace(/`/g, '``')}\`` : `"${name.replace(/"/g, '""')}"`;
-  const properties = [...c.entityType.properties.values()];
-  const scope = store.shared ? [SITE_COLUMN] : [];
-  const columns = [...scope, ...properties.map((p) => p.name)];
-  const rows = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_BATCH_PARAMS / columns.length)));
-  const head = `INSERT INTO ${quote(c.table)} (${columns.map(quote).join(', ')}) VALUES `;
-  const statements = new Map<number, string>();
-  const sqlFor = (count: number): string => {
-    let sql = statements.get(count);
-    if (sql === undefined) {
-      const tuples: string[] = [];
-      for (let r = 0; r < count; r++) {
-        const marks = columns.map((_, i) => (dialect === 'postgres' ? `$${r * columns.length + i + 1}` : '?'));
-        tuples.push(`(${marks.join(', ')})`);
-      }
-      statements.set(count, (sql = head + tuples.join(', ')));
-    }
-    return sql;
-  };
-  return {
-    rows,
-    run: async (session, batch) => {
-      const params: SqlParam[] = [];
-      for (const row of batch) {
-        if (store.shared) params.push(store.site);
-        for (const p of properties) {
-          const encoded = encodeValue(dialect, p, row[p.name]);
-          if (encoded === undefined) {
-            throw new ODataError(
-              'InvalidLiteral',
-              `${p.name}: the value ${String(row[p.name]).slice(0, 40)} cannot be stored`,
-              {
-                target: p.name,
-              },
-            );
-          }
-          params.push(encoded);
-        }
-      }
-      await session.run(sqlFor(batch.length), params);
-    },
-  };
 }

@@ -18,19 +18,17 @@ export async function loadDemoSite(
   const store = await backend.store(site);
   if (!(await store.hasRows(collection('Accounts')))) {
     const data = demoData(options);
+    const tables: [EntitySetName | ContainedName, readonly Record<string, unknown>[]][] = [
+      ...(Object.entries(data.sets) as [EntitySetName, readonly Record<string, unknown>[]][]),
+      ['WorkOrderComments', data.comments],
+      ['ActualLabor', data.labor],
+      ['MeterReadingHistory', data.meterHistory],
+    ];
     await store.driver.transaction(async (session) => {
-      for (const [name, rows] of Object.entries(data.sets) as [EntitySetName, readonly Record<string, unknown>[]][]) {
-        const set = collection(name);
-        for (const row of rows) await store.insert(session, set, row);
-      }
-      const contained: [ContainedName, readonly Record<string, unknown>[]][] = [
-        ['WorkOrderComments', data.comments],
-        ['ActualLabor', data.labor],
-        ['MeterReadingHistory', data.meterHistory],
-      ];
-      for (const [name, rows] of contained) {
+      for (const [name, rows] of tables) {
         const c = collection(name);
-        for (const row of rows) await store.insert(session, c, row);
+        const size = store.batchRows(c);
+        for (let i = 0; i < rows.length; i += size) await store.insertMany(session, c, rows.slice(i, i + size));
       }
     });
     created = true;
