@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError, importRecords, parseCsv, parseRecords, seedSite } from '../../src/server/admin.js';
 import { demoRows } from '../../src/server/demo.js';
-import { WorkOrder } from '../../src/server/model.js';
+import { WorkOrder, entitySetNames } from '../../src/server/model.js';
 import { collection } from '../../src/server/store/collections.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
@@ -132,22 +132,7 @@ describe.each(kinds)('import and seed on %s', (storage) => {
       )) as [{ n: unknown }];
       expect(Number(n)).toBe(generated.length);
     }
-    for (const name of [
-      'Accounts',
-      'Parts',
-      'PurchaseRequests',
-      'PRLineItems',
-      'PurchaseOrders',
-      'POLineItems',
-      'POAttachments',
-      'BlanketPOs',
-      'BlanketPOLineItems',
-      'WorkOrders',
-      'MeterReadings',
-      'Comments',
-      'ActualLabor',
-      'MeterHistory',
-    ] as const)
+    for (const name of [...entitySetNames, 'Comments', 'ActualLabor', 'MeterHistory'] as const)
       expected += [...demoRows(name, options)].length;
     expect(total).toBe(expected);
   });

@@ -25,6 +25,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entitySetNames } from '../../src/server/model.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 import {
   answerProblems,
@@ -245,19 +246,7 @@ const PATH_FRAGMENTS: readonly string[] = [
   '\t',
 ];
 
-const ENTITY_SETS = [
-  'Accounts',
-  'Parts',
-  'PurchaseRequests',
-  'PRLineItems',
-  'PurchaseOrders',
-  'POLineItems',
-  'POAttachments',
-  'BlanketPOs',
-  'BlanketPOLineItems',
-  'WorkOrders',
-  'MeterReadings',
-] as const;
+const ENTITY_SETS = entitySetNames;
 const WRITE_SETS = [
   'PurchaseRequests',
   'PRLineItems',
