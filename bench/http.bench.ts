@@ -31,7 +31,15 @@ import Database from 'better-sqlite3';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 
-import { describeMachine, errorText, formatInt, formatSig, markdownTable, writeResults } from './util.js';
+import {
+  describeMachine,
+  errorText,
+  postgresUnreachable,
+  formatInt,
+  formatSig,
+  markdownTable,
+  writeResults,
+} from './util.js';
 
 // the built bundles, typed by the sources so that type-checking does not need a build first
 type Engine = typeof import('../src/index.js');
@@ -241,17 +249,6 @@ async function setupPostgres(): Promise<Setup> {
   } catch (error) {
     await close();
     throw error;
-  }
-}
-
-async function postgresReachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return undefined;
-  } catch (error) {
-    return errorText(error);
   }
 }
 
@@ -598,7 +595,7 @@ export async function run(): Promise<void> {
   const outcomes: Outcome[] = [];
 
   const storages: Storage[] = ['sqlite'];
-  const pgUnavailable = await postgresReachable();
+  const pgUnavailable = await postgresUnreachable(POSTGRES);
   if (pgUnavailable === undefined) storages.push('postgres');
   else {
     console.log(`PostgreSQL server unreachable (${pgUnavailable}); its part is skipped`);

@@ -45,7 +45,15 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
-import { describeMachine, errorText, formatInt, formatSig, markdownTable, writeResults } from './util.js';
+import {
+  describeMachine,
+  errorText,
+  postgresUnreachable,
+  formatInt,
+  formatSig,
+  markdownTable,
+  writeResults,
+} from './util.js';
 
 const SECONDS = positiveNumber('LOAD_SECONDS', 60);
 const WARMUP_SECONDS = positiveNumber('LOAD_WARMUP_SECONDS', 10);
@@ -329,17 +337,6 @@ class RssSampler {
 }
 
 // ── PostgreSQL schemas ──────────────────────────────────────────────────────
-
-async function postgresReachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-    return undefined;
-  } catch (error) {
-    return errorText(error);
-  }
-}
 
 interface Database {
   readonly label: string;
@@ -1398,7 +1395,9 @@ export async function run(): Promise<void> {
   const notes: string[] = [];
   const errors: string[] = [];
   const pgUnavailable =
-    STORAGES.includes('postgres') || BIG_STORAGES.includes('postgres') ? await postgresReachable() : undefined;
+    STORAGES.includes('postgres') || BIG_STORAGES.includes('postgres')
+      ? await postgresUnreachable(POSTGRES)
+      : undefined;
   const usable = (s: Storage): boolean => s === 'sqlite' || pgUnavailable === undefined;
   if (pgUnavailable !== undefined) {
     console.log(`PostgreSQL server unreachable (${pgUnavailable}); its part is skipped`);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Task } from 'tinybench';
 // Small helpers shared by the benchmark files: machine description, number formatting, tables.
 import os from 'node:os';
+import pg from 'pg';
 
 export interface MachineInfo {
   readonly node: string;
@@ -86,4 +87,16 @@ export async function writeResults(name: string, markdown: string): Promise<void
   const file = fileURLToPath(new URL(`${name}.md`, folder));
   await writeFile(file, markdown);
   console.log(`Results written to ${file}`);
+}
+
+/** Why the PostgreSQL server at `url` cannot be reached, or undefined when it answers. */
+export async function postgresUnreachable(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.end();
+    return undefined;
+  } catch (error) {
+    return errorText(error);
+  }
 }
