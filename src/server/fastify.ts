@@ -45,12 +45,6 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
       );
     } else done();
   });
-  // every answer sent while draining closes its connection, so a keep-alive client does not hold the shutdown open
-  // until its keep-alive timeout
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (service.shuttingDown) void reply.header('connection', 'close');
-    done(null, payload);
-  });
   app.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     const odata =

@@ -115,7 +115,7 @@ export class ODataService {
   private readonly plans = new Map<string, ReadPlan>();
   private readonly metadataJson = JSON.stringify(toCsdlJson(plantDataModel));
   private readonly limiter: RateLimiter | undefined;
-  private drainingSince: number | undefined;
+  private shutdown = false;
 
   constructor(private readonly options: ServiceOptions) {
     this.backend = options.backend;
@@ -139,8 +139,7 @@ export class ODataService {
         else response = { ...response, error };
       }
     }
-    Object.assign(response.headers, SECURITY_HEADERS);
-    if (request.id !== undefined) response.headers['x-request-id'] = request.id;
+    this.finish(response.headers, request.id);
     return response;
   }
 
@@ -150,16 +149,15 @@ export class ODataService {
    */
   errorResponse(error: unknown, requestId?: string): ServiceResponse {
     const status = isODataError(error) ? error.status : 500;
-    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0', ...SECURITY_HEADERS };
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
     if (status === 401) headers['www-authenticate'] = 'Basic realm="odata", charset="UTF-8"';
     const allow = (error as { allow?: string } | null)?.allow;
     if (status === 405 && allow !== undefined) headers['allow'] = allow;
     const retryAfter = (error as { retryAfter?: number } | null)?.retryAfter;
     if ((status === 429 || status === 503) && retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-    if (status === 503) headers['connection'] = 'close';
+    this.finish(headers, requestId);
     let body = toODataErrorBody(error);
     if (requestId !== undefined) {
-      headers['x-request-id'] = requestId;
       body = {
         error: { ...body.error, details: [...(body.error.details ?? []), { code: 'RequestId', message: requestId }] },
       };
@@ -172,11 +170,21 @@ export class ODataService {
    * they answer those already received. The Fastify adapter calls this when it starts to close.
    */
   beginShutdown(): void {
-    this.drainingSince ??= Date.now();
+    this.shutdown = true;
   }
 
   get shuttingDown(): boolean {
-    return this.drainingSince !== undefined;
+    return this.shutdown;
+  }
+
+  /**
+   * What every answer carries: the security headers, the request id, and while shutting down `Connection: close`
+   * (so that a keep-alive client does not hold the drain open until its keep-alive timeout).
+   */
+  private finish(headers: Record<string, string>, requestId: string | undefined): void {
+    Object.assign(headers, SECURITY_HEADERS);
+    if (requestId !== undefined) headers['x-request-id'] = requestId;
+    if (this.shutdown) headers['connection'] = 'close';
   }
 
   /**
@@ -184,7 +192,7 @@ export class ODataService {
    * which answer for themselves (`/health` 200, `/ready` 503).
    */
   refuses(url: string): boolean {
-    return this.drainingSince !== undefined && !isProbe(url.split('?')[0]!);
+    return this.shutdown && !isProbe(url.split('?')[0]!);
   }
 
   /** The 503 a request that arrives during shutdown gets. */
@@ -202,7 +210,7 @@ export class ODataService {
     allow(method.toUpperCase(), ['GET']);
     const headers = { 'content-type': 'application/json;charset=utf-8' };
     if (kind === 'health') return { status: 200, headers, body: '{"status":"ok"}' };
-    if (this.drainingSince !== undefined) return { status: 503, headers, body: '{"status":"shutting down"}' };
+    if (this.shutdown) return { status: 503, headers, body: '{"status":"shutting down"}' };
     try {
       await this.backend.ping();
       return { status: 200, headers, body: '{"status":"ready"}' };
