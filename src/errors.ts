@@ -46,6 +46,10 @@ export const errorCatalog = {
   },
   LaborRecordNotFound: { status: 404, meaning: 'RemoveActualLabor found no labor record with the values given.' },
   MethodNotAllowed: { status: 405, meaning: 'The resource exists but does not answer this HTTP method (see Allow).' },
+  NotAcceptable: {
+    status: 406,
+    meaning: 'The Accept header (or $format) asks for a representation the service cannot produce.',
+  },
   Conflict: { status: 409, meaning: 'A create names a key that exists already.' },
   UnsupportedMediaType: { status: 415, meaning: 'A request body is not sent as application/json.' },
   ExpectationFailed: { status: 417, meaning: 'An Expect header other than 100-continue.' },
@@ -55,7 +59,11 @@ export const errorCatalog = {
   },
   HeadersTooLarge: { status: 431, meaning: 'The request headers are larger than the server accepts.' },
   NotImplemented: { status: 501, meaning: 'A valid OData system query option this service does not implement.' },
-  ServiceUnavailable: { status: 503, meaning: 'The server is shutting down or its database is unreachable.' },
+  ServiceUnavailable: {
+    status: 503,
+    meaning: 'The server is shutting down, its database is unreachable, or every database connection is busy.',
+  },
+  QueryTimeout: { status: 504, meaning: 'The query did not finish within its time budget and was stopped.' },
 } as const satisfies Record<string, { readonly status: number; readonly meaning: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

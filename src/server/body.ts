@@ -26,6 +26,22 @@ export interface BodyOptions {
   readonly maxBinaryBytes?: number;
 }
 
+/** A request body's JSON text as the value the checks below read; a 400 `InvalidBody` when it is not JSON. */
+export function parseJsonBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw invalidJson(error);
+  }
+}
+
+function invalidJson(error: unknown): ODataError {
+  return new ODataError(
+    'InvalidBody',
+    `The body is not valid JSON: ${error instanceof Error ? error.message.slice(0, 120) : ''}`,
+  );
+}
+
 /** The default cap on a decoded Binary value (POAttachments.ContentBase64: 10 MiB, MODEL.md). */
 const DEFAULT_MAX_BINARY_BYTES = 10 * 1024 * 1024;
 /** At most this many problems are listed; the rest are counted in a last detail. */

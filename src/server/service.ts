@@ -14,7 +14,14 @@ import { validateQuery, type QueryLimits } from '../validate/bind.js';
 import { suggest } from '../validate/suggest.js';
 import type { BoundQuery } from '../validate/bound.js';
 import type { Backend } from './backend.js';
-import { checkActionBody, checkBusinessRules, checkCreateBody, checkUpdateBody, type BodyOptions } from './body.js';
+import {
+  checkActionBody,
+  checkBusinessRules,
+  checkCreateBody,
+  checkUpdateBody,
+  parseJsonBody,
+  type BodyOptions,
+} from './body.js';
 import { entityMembers, rawEntityWriter, readable, type JsonOptions, type Row } from './json.js';
 import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type ResourcePath } from './paths.js';
@@ -522,14 +529,7 @@ export class ODataService {
     } catch {
       throw httpError('InvalidBody', 'The body is not valid UTF-8');
     }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      throw httpError(
-        'InvalidBody',
-        `The body is not valid JSON: ${error instanceof Error ? error.message.slice(0, 120) : ''}`,
-      );
-    }
+    return parseJsonBody(text);
   }
 
   private async create(c: Context, set: Collection): Promise<ServiceResponse> {
