@@ -38,7 +38,10 @@ export interface QueryLimits {
   readonly maxDepth?: number;
   /** Items in one `in` list (default 1,000). */
   readonly maxInItems?: number;
-  /** Largest `$top` (default 10,000). */
+  /**
+   * Largest `$top`; no limit by default (SEMANTICS.md: there is no default cap on `$top`, the server pages), so any
+   * value the parser accepts is legal unless a service sets one.
+   */
   readonly maxTop?: number;
   /** Items in `$select` (default 200). */
   readonly maxSelect?: number;
@@ -51,11 +54,13 @@ export interface QueryLimits {
   readonly maxNodes?: number;
 }
 
-export const defaultLimits: Required<QueryLimits> = Object.freeze({
+/** The limits every option has a default for; `maxTop` has none. */
+export type DefaultLimits = Required<Omit<QueryLimits, 'maxTop'>> & Pick<QueryLimits, 'maxTop'>;
+
+export const defaultLimits: Readonly<DefaultLimits> = Object.freeze({
   maxQueryLength: 65_536,
   maxDepth: 100,
   maxInItems: 1_000,
-  maxTop: 10_000,
   maxSelect: 200,
   maxOrderBy: 32,
   maxNodes: 20_000,
@@ -82,7 +87,7 @@ class Binder {
 
   constructor(
     private readonly entityType: EntityType,
-    private readonly limits: Required<QueryLimits>,
+    private readonly limits: DefaultLimits,
     target: string,
     text: string | undefined,
   ) {
@@ -1037,7 +1042,7 @@ function retypeLiteral(value: LiteralValue, type: EdmPrimitiveType): LiteralValu
  * as the error, the others in its `details`. Limits default to `defaultLimits`.
  */
 export function validateQuery(options: QueryOptions, entityType: EntityType, limits: QueryLimits = {}): BoundQuery {
-  const effective: Required<QueryLimits> = { ...defaultLimits, ...limits };
+  const effective: DefaultLimits = { ...defaultLimits, ...limits };
   const problems: ODataError[] = [];
   const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined => {
     try {
@@ -1066,7 +1071,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     options.select === undefined
       ? readableProperties(entityType)
       : attempt('$select', (b) => b.select(options.select!));
-  if (options.top !== undefined && options.top > effective.maxTop) {
+  if (options.top !== undefined && effective.maxTop !== undefined && options.top > effective.maxTop) {
     problems.push(
       new ODataError(
         'LimitExceeded',

@@ -2,6 +2,7 @@
 // the $orderby tie-break, $select, limits, and errors with code, option and position.
 import { describe, expect, it } from 'vitest';
 import {
+  defaultLimits,
   isODataError,
   parseQuery,
   validateQuery,
@@ -294,6 +295,18 @@ describe('$orderby, $select, $top, limits', () => {
       expect([query, error.code, error.target]).toEqual([query, 'LimitExceeded', target]);
     }
     expect(validateQuery(parseQuery('$top=50'), Item, limits).top).toBe(50);
+  });
+
+  it('has no default cap on $top: any value the parser accepts is legal (SEMANTICS.md, the server pages)', () => {
+    expect(defaultLimits.maxTop).toBeUndefined();
+    for (const top of ['10001', '1000000', String(Number.MAX_SAFE_INTEGER)]) {
+      expect(validateQuery(parseQuery(`$top=${top}`), Item).top).toBe(Number(top));
+    }
+    expect(errorOf(() => validateQuery(parseQuery('$top=10001'), Item, { maxTop: 10_000 }))).toMatchObject({
+      code: 'LimitExceeded',
+      target: '$top',
+      position: 0,
+    });
   });
 
   it('reports problems of several options together', () => {
