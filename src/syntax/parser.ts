@@ -1044,6 +1044,17 @@ class ODataParser extends EmbeddedActionsParser {
     });
     return this.ACTION((): SelectSegment => {
       const where = span(token.startOffset, this.endOfLast());
+      const canonical = token.tokenType === T.AtName ? undefined : canonicalByLowerName.get(token.image.toLowerCase());
+      if (parameterNames !== undefined && canonical !== undefined) {
+        // `$select` items are properties, operations and annotations, never expressions (ABNF selectItem): a
+        // canonical function there is a malformed request, not an operation this service happens to lack
+        this.fail(
+          'InvalidSyntax',
+          token.startOffset,
+          `${canonical}(...) is a canonical function, and $select takes property names, not expressions`,
+          parameterNames.length === 1 ? `select the property itself: $select=${parameterNames[0]!}` : undefined,
+        );
+      }
       if (token.tokenType === T.AtName) return { kind: 'annotation', term: token.image.slice(1), span: where };
       if (parameterNames !== undefined) return { kind: 'operation', name: token.image, parameterNames, span: where };
       if (token.tokenType === T.QualifiedName) return { kind: 'cast', typeName: token.image, span: where };

@@ -918,8 +918,13 @@ class Binder {
       );
     }
     const chosen = new Set<Property>();
+    let star = false;
+    // every item is checked, also after `*`: `$select=*,Nmae` names a property that does not exist
     for (const item of items) {
-      if (item.kind === 'star') return readableProperties(this.entityType);
+      if (item.kind === 'star') {
+        star = true;
+        continue;
+      }
       if (item.kind === 'allOperations')
         this.fail(
           'NotImplemented',
@@ -950,6 +955,7 @@ class Binder {
         this.fail('UnknownProperty', rest[0]!.span, `${property.type} property ${first.name} has no members`);
       chosen.add(property);
     }
+    if (star) return readableProperties(this.entityType);
     return [...this.entityType.properties.values()].filter((p) => chosen.has(p));
   }
 }

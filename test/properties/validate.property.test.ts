@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalFunctions,
   defineEntityType,
   isODataError,
   parseFilter,
@@ -188,6 +189,57 @@ describe('validateQuery laws', () => {
         }
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('$select laws', () => {
+  const item = (thing: EntityType): fc.Arbitrary<string> =>
+    fc.oneof(fc.constant('*'), fc.constantFrom(...[...thing.properties.keys()]));
+
+  it('checks every item, wherever it stands (also after *)', () => {
+    const selects = entityType.chain((thing) =>
+      fc.tuple(fc.constant(thing), fc.array(item(thing), { minLength: 1, maxLength: 5 }), propertyName, fc.nat()),
+    );
+    fc.assert(
+      fc.property(selects, ([thing, items, unknown, pick]) => {
+        fc.pre(!thing.properties.has(unknown));
+        const at = pick % (items.length + 1);
+        const list = [...items.slice(0, at), unknown, ...items.slice(at)];
+        const text = list.join(',');
+        try {
+          validateQuery(parseQuery(`$select=${text}`), thing);
+          expect.fail(`bound $select=${text}`);
+        } catch (error) {
+          if (!isODataError(error)) throw error;
+          const position = list.slice(0, at).reduce((n, s) => n + s.length + 1, 0);
+          expect([error.code, error.target, error.position]).toEqual(['UnknownProperty', '$select', position]);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('rejects every canonical function as malformed $select syntax (400), at its name', () => {
+    fc.assert(
+      fc.property(entityType, fc.constantFrom(...canonicalFunctions), fc.boolean(), (thing, name, upper) => {
+        const first = [...thing.properties.keys()][0]!;
+        const spelled = upper ? name.toUpperCase() : name;
+        const text = `${first},${spelled}(${first})`;
+        try {
+          validateQuery(parseQuery(`$select=${text}`), thing);
+          expect.fail(`bound $select=${text}`);
+        } catch (error) {
+          if (!isODataError(error)) throw error;
+          expect([error.code, error.status, error.target, error.position]).toEqual([
+            'InvalidSyntax',
+            400,
+            '$select',
+            first.length + 1,
+          ]);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

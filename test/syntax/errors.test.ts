@@ -191,6 +191,14 @@ const mistakes: readonly Mistake[] = [
     says: ["'ascending'", "'asc', 'desc'"],
   },
   {
+    what: 'a canonical function in $select (ABNF selectItem has no expressions)',
+    query: '$select=Name,tolower(Tag)',
+    code: 'InvalidSyntax',
+    target: '$select',
+    position: 5,
+    says: ['tolower(...) is a canonical function', 'property names', '$select=Tag'],
+  },
+  {
     what: 'trailing comma in $select',
     query: '$select=Name,',
     code: 'InvalidSyntax',

@@ -270,6 +270,42 @@ describe('$orderby, $select, $top, limits', () => {
       position: 5,
     });
     expect(errorOf(() => validateQuery(parseQuery('$select=Secret'), Item))).toMatchObject({ code: 'NotQueryable' });
+  });
+
+  it('checks every $select item, also those after *', () => {
+    expect(validateQuery(parseQuery('$select=*,Name'), Item).select.map((p) => p.name)).toEqual(
+      validateQuery(parseQuery('$select=Name,*'), Item).select.map((p) => p.name),
+    );
+    for (const [query, code, position] of [
+      ['$select=*,Nmae', 'UnknownProperty', 2],
+      ['$select=*,Zzz/Foo', 'UnknownProperty', 2],
+      ['$select=*,Name/Foo', 'UnknownProperty', 7],
+      ['$select=*,Secret', 'NotQueryable', 2],
+      ['$select=*,Lines', 'TypeMismatch', 2],
+    ] as const) {
+      expect(
+        errorOf(() => validateQuery(parseQuery(query), Item)),
+        query,
+      ).toMatchObject({
+        code,
+        target: '$select',
+        position,
+      });
+    }
+  });
+
+  it('rejects a canonical function in $select as malformed (400), not as an unsupported operation (501)', () => {
+    for (const query of ['$select=tolower(Name)', '$select=Name,TOUPPER(Notes)', '$select=*,now()']) {
+      const error = errorOf(() => validateQuery(parseQuery(query), Item));
+      expect([query, error.code, error.target, error.position]).toEqual([
+        query,
+        'InvalidSyntax',
+        '$select',
+        query.search(/[a-z]+\(/i) - '$select='.length,
+      ]);
+    }
+    // an unqualified bound function with parameter names is ABNF (optionallyQualifiedFunctionName): the model has none
+    expect(errorOf(() => validateQuery(parseQuery('$select=MostPopular(Location)'), Item)).code).toBe('NotImplemented');
     expect(errorOf(() => validateQuery(parseQuery('$select=Lines'), Item))).toMatchObject({ code: 'TypeMismatch' });
   });
 
