@@ -886,13 +886,16 @@ class Binder {
       }
       return { expr, direction: item.direction, tieBreak: false };
     });
+    // An item whose value is the same for every row cannot change the order (SQL would even read a bare constant
+    // as a column number): it is checked like any other, then left out.
+    const ordering = bound.filter((o) => !rowIndependent(o.expr));
     // Ties are broken by the key, ascending (SEMANTICS.md), so that paging is deterministic.
     for (const key of this.entityType.key) {
-      const present = bound.some(
+      const present = ordering.some(
         (o) => o.expr.kind === 'property' && o.expr.source.kind === 'root' && o.expr.property === key,
       );
       if (!present) {
-        bound.push({
+        ordering.push({
           expr: {
             kind: 'property',
             type: key.type,
@@ -906,7 +909,7 @@ class Binder {
         });
       }
     }
-    return bound;
+    return ordering;
   }
 
   select(items: readonly SelectItem[]): readonly Property[] {
@@ -1099,6 +1102,53 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     ...(options.skip === undefined ? {} : { skip: options.skip }),
     count: options.count ?? false,
   };
+}
+
+/**
+ * Whether an expression has the same value for every row: it reads no property, lambda or $count, or its value is
+ * decided by types alone (`isof` of another type is false, an order comparison with null is false, arithmetic on
+ * null is null). `now()` counts as constant: every row of a request sees the same instant (docs/backends.md).
+ */
+export function rowIndependent(expr: BoundExpr): boolean {
+  switch (expr.kind) {
+    case 'literal':
+      return true;
+    case 'property':
+    case 'lambda':
+    case 'count':
+      return false;
+    case 'convert':
+    case 'negate':
+    case 'cast':
+      return expr.operand.type === 'null' || rowIndependent(expr.operand);
+    case 'not':
+      return rowIndependent(expr.operand);
+    case 'isof':
+      return expr.operand.type !== expr.target || !expr.operand.nullable || rowIndependent(expr.operand);
+    case 'comparison': {
+      const { left, right, operator } = expr;
+      if (left.type === 'null' || right.type === 'null') {
+        const other = left.type === 'null' ? right : left;
+        return operator !== 'eq' && operator !== 'ne' ? true : !other.nullable || rowIndependent(other);
+      }
+      return rowIndependent(left) && rowIndependent(right);
+    }
+    case 'logical':
+      return rowIndependent(expr.left) && rowIndependent(expr.right);
+    case 'arithmetic':
+      return (
+        expr.left.type === 'null' ||
+        expr.right.type === 'null' ||
+        (rowIndependent(expr.left) && rowIndependent(expr.right))
+      );
+    case 'in':
+      return rowIndependent(expr.left) && expr.items.every(rowIndependent);
+    case 'call':
+      // a function of null is null (SEMANTICS.md)
+      return expr.args.some((a) => a.type === 'null') || expr.args.every(rowIndependent);
+    case 'case':
+      return expr.branches.every((b) => rowIndependent(b.condition) && rowIndependent(b.result));
+  }
 }
 
 /**

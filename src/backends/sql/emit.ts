@@ -94,12 +94,18 @@ export class SqlEmitter {
     const order = bound.orderBy
       // (a property's nullability is its column's, or the filter's where it keeps only non-null values: then
       // PostgreSQL can walk a plain index in either direction; for any other expression it is told explicitly)
-      .map((item) => {
+      .flatMap((item) => {
         const { expr } = item;
         const nullable =
           expr.kind !== 'property' ||
           (expr.nullable && !(expr.source.kind === 'root' && notNull.has(expr.property.name)));
-        return d.orderItem(this.sortKey(expr), item.direction, nullable);
+        const reads = this.columnsRead;
+        const key = this.sortKey(expr);
+        // A key that reads no column is the same for every row, so it cannot change the order; and a bare constant
+        // there would be a column number to SQLite and MariaDB (`ORDER BY 1`) and an error to PostgreSQL. The binder
+        // leaves such items out; this catches what only the translation folds to a constant (`isof`, `x eq null`).
+        if (this.columnsRead === reads) return [];
+        return [d.orderItem(key, item.direction, nullable)];
       })
       .join(', ');
     // LIMIT takes a bare placeholder (MySQL allows no CAST there); SQLite needs an integer, not a float
@@ -108,7 +114,7 @@ export class SqlEmitter {
       bound.top === undefined ? undefined : count(bound.top),
       bound.skip === undefined || bound.skip === 0 ? undefined : count(bound.skip),
     );
-    return `SELECT ${columns} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where} ORDER BY ${order}${limit === '' ? '' : ` ${limit}`}`;
+    return `SELECT ${columns} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where}${order === '' ? '' : ` ORDER BY ${order}`}${limit === '' ? '' : ` ${limit}`}`;
   }
 
   count(bound: BoundQuery): Sql {
@@ -147,7 +153,11 @@ export class SqlEmitter {
       : name.map((part) => this.dialect.quoteIdentifier(part)).join('.');
   }
 
+  /** How many column references have been written: a fragment that adds none reads no row. */
+  private columnsRead = 0;
+
   private column(scope: Scope, property: Property | string): Sql {
+    this.columnsRead++;
     const name = typeof property === 'string' ? property : property.name;
     return `${scope.alias}.${this.dialect.quoteIdentifier(scope.table.columns?.[name] ?? name)}`;
   }
