@@ -12,17 +12,24 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { ODataError } from '../errors.js';
+import { checkContinue, discardBody } from './http-body.js';
 import { ODataService, type ServiceResponse } from './service.js';
 
 export interface OdataPluginOptions {
   readonly service: ODataService;
 }
 
+/** The service's bodies are written already: Fastify must not re-serialize them or rewrite their Content-Type. */
+const asWritten = (payload: unknown): string => payload as string;
+
 function send(reply: FastifyReply, response: ServiceResponse): void {
   if (response.error !== undefined) reply.request.log.error({ err: response.error }, 'request failed');
+  // (with a serializer of its own a reply keeps its Content-Type as given: Fastify would otherwise append
+  // `; charset=utf-8` to every JSON type, a parameter the client did not ask for)
   void reply
     .code(response.status)
     .headers(response.headers)
+    .serializer(asWritten)
     .send(response.body ?? '');
 }
 
@@ -47,6 +54,7 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
   });
   app.setErrorHandler((error: { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
+    if (status === 413) discardBody(request.raw, service.maxBodyBytes);
     const odata =
       status === 413
         ? new ODataError('PayloadTooLarge', `The body exceeds ${service.maxBodyBytes} bytes`)
@@ -77,7 +85,7 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
     handler: async (request, reply) => {
       const response = await service.handle({
         method: request.method,
-        url: request.raw.url ?? request.url,
+        url: absoluteTargets.get(request.raw) ?? request.raw.url ?? request.url,
         headers: request.headers,
         body: Buffer.isBuffer(request.body) ? request.body : undefined,
         id: request.id,
@@ -104,6 +112,12 @@ export interface CreateServerOptions {
   readonly logger?: FastifyServerOptions['logger'];
   readonly timeouts?: ServerTimeouts;
 }
+
+/**
+ * Requests whose target came in absolute form (`GET http://host/north/... HTTP/1.1`, RFC 9112 §3.2.2): routed by their
+ * path, answered from the whole target (its authority, not the Host header, names the host).
+ */
+const absoluteTargets = new WeakMap<IncomingMessage, string>();
 
 /** The request being received on each connection, with its id: a timeout while its body arrives answers that id. */
 const receiving = new WeakMap<Socket, { readonly request: IncomingMessage; readonly id: string }>();
@@ -162,6 +176,13 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
     requestTimeout: requestMs,
     keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
     return503OnClosing: false,
+    rewriteUrl: (request) => {
+      const url = request.url ?? '/';
+      const authority = /^https?:\/\/[^/?#]*/i.exec(url);
+      if (authority === null) return url;
+      absoluteTargets.set(request, url);
+      return url.slice(authority[0].length) || '/';
+    },
     // errors Fastify finds before any route (a malformed percent-encoding in the path) answer in the OData format
     frameworkErrors: (error, request, reply) => {
       const odata =
@@ -209,6 +230,9 @@ export function createServer(options: CreateServerOptions): FastifyInstance {
       service.errorResponse(new ODataError('MethodNotAllowed', 'CONNECT is not allowed here'), randomUUID()),
       { allow: 'GET, HEAD, POST, PATCH' },
     ),
+  );
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) =>
+    checkContinue(service, request, response, () => app.server.emit('request', request, response)),
   );
   app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const answer = service.errorResponse(

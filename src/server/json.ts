@@ -48,6 +48,27 @@ function valueJson(property: Property, value: unknown, options: JsonOptions): st
   }
 }
 
+/** One property's value as JSON (a property read's `"value"`), in the entity format's number conventions. */
+export function propertyValueJson(property: Property, value: unknown, options: JsonOptions): string {
+  return valueJson(property, value, options);
+}
+
+/** A property's raw value (`/$value`, Protocol §11.2.6.1): its canonical text, or the bytes of a binary value. */
+export function rawValueText(property: Property, value: unknown): string | Uint8Array {
+  switch (property.type) {
+    case 'Edm.Binary':
+      return value instanceof Uint8Array ? value : Buffer.from(String(value), 'base64url');
+    case 'Edm.Double': {
+      const n = Number(value);
+      return Number.isNaN(n) ? 'NaN' : Number.isFinite(n) ? String(n) : n > 0 ? 'INF' : '-INF';
+    }
+    case 'Edm.Boolean':
+      return value === true || value === 1 || value === '1' ? 'true' : 'false';
+    default:
+      return String(value);
+  }
+}
+
 /** `"Name":` per property, made once (property names are schema identifiers: no escaping changes them). */
 const memberPrefixes = new WeakMap<Property, string>();
 

@@ -1,6 +1,7 @@
 // Resource paths of the service: `/<site>/ODataApi/v1/<resource>`, where a resource is the service document, $metadata,
-// an entity set, an entity by key (`WorkOrders('WO-1')`, `POLineItems(PONumber='PO-1',LineNumber=2)`), a navigation
-// collection under one (`WorkOrders('WO-1')/Comments`), or a bound action (`WorkOrders('WO-1')/AddComment`).
+// an entity set, an entity by key (`WorkOrders('WO-1')`, `POLineItems(PONumber='PO-1',LineNumber=2)`), a property of
+// one (`Parts('P-1')/Description`, `/$value`), a navigation under one (`WorkOrders('WO-1')/Comments`, `.../Comments(3)`,
+// `.../$count`), or a bound action (`WorkOrders('WO-1')/AddComment`).
 import { ODataError } from '../errors.js';
 import { parseFilter } from '../syntax/parser.js';
 import type { LiteralValue } from '../syntax/ast.js';
@@ -8,11 +9,18 @@ import type { LiteralValue } from '../syntax/ast.js';
 export type ResourcePath =
   | { readonly kind: 'service' }
   | { readonly kind: 'metadata' }
-  | { readonly kind: 'collection'; readonly set: string }
-  /** `Set/$count`: the number of entities matching $filter, as plain text. */
-  | { readonly kind: 'count'; readonly set: string }
-  | { readonly kind: 'entity'; readonly set: string; readonly key: KeyPredicate }
-  | { readonly kind: 'navigation'; readonly set: string; readonly key: KeyPredicate; readonly navigation: string };
+  /** A service-level resource OData defines that this service does not offer yet (`$batch`, `$all`, `$crossjoin`, `$entity`): 501. */
+  | { readonly kind: 'unsupported'; readonly what: string }
+  /**
+   * An entity set and what follows it: `Set`, `Set/$count`, `Set(key)`, `Set(key)/Property[/$value]`,
+   * `Set(key)/Navigation[(key)][/$count]`, `Set(key)/Action`. Which names are properties, navigations or actions is
+   * the service's business (it knows the model); here they are only names, keys and the `$` segments.
+   */
+  | { readonly kind: 'path'; readonly segments: readonly PathSegment[] };
+
+export type PathSegment =
+  | { readonly kind: 'name'; readonly name: string; readonly key?: KeyPredicate }
+  | { readonly kind: '$count' | '$value' | '$ref' };
 
 /** A key predicate as written: one literal, or name=literal pairs. */
 export type KeyPredicate =
@@ -26,6 +34,9 @@ export interface SplitPath {
 }
 
 const API_ROOT = ['ODataApi', 'v1'];
+
+/** Service-level resources of OData 4.01 (Part 2 §4) this service recognises but does not serve yet. */
+const UNSUPPORTED_ROOTS = new Set(['$batch', '$all', '$entity']);
 
 function notFound(message: string): ODataError {
   return new ODataError('NotFound', message);
@@ -53,28 +64,37 @@ export function splitPath(pathname: string): SplitPath {
   return { site, resource: rest };
 }
 
-/** Reads the segments after the API root. Unknown shapes are 404s; a malformed key predicate is a 400. */
+/** Reads the segments after the API root. A malformed key predicate is a 400; what the names mean is decided later. */
 export function parseResource(segments: readonly string[]): ResourcePath {
   if (segments.length === 0) return { kind: 'service' };
-  const [first, second, ...rest] = segments;
-  if (rest.length > 0) throw notFound(`No resource at ${segments.join('/')}`);
+  const [first, ...rest] = segments as [string, ...string[]];
   if (first === '$metadata') {
-    if (second !== undefined) throw notFound(`No resource at ${segments.join('/')}`);
+    if (rest.length > 0) throw notFound(`No resource at ${segments.join('/')}`);
     return { kind: 'metadata' };
   }
-  const open = first!.indexOf('(');
-  if (open < 0) {
-    if (second === '$count') return { kind: 'count', set: first! };
-    if (second !== undefined)
-      throw notFound(`${first} is a collection: address an entity with a key, as ${first}('...')/${second}`);
-    return { kind: 'collection', set: first! };
+  if (UNSUPPORTED_ROOTS.has(first) || first.startsWith('$crossjoin(')) {
+    return { kind: 'unsupported', what: first.startsWith('$crossjoin(') ? '$crossjoin' : first };
   }
-  if (!first!.endsWith(')'))
-    throw new ODataError('InvalidSyntax', `The key predicate of ${first} is not closed with ')'`);
-  const set = first!.slice(0, open);
-  const key = parseKeyPredicate(first!.slice(open + 1, -1), set);
-  if (second === undefined) return { kind: 'entity', set, key };
-  return { kind: 'navigation', set, key, navigation: second };
+  const parsed: PathSegment[] = [];
+  for (const segment of segments) {
+    if (segment === '$count' || segment === '$value' || segment === '$ref') {
+      if (parsed.length === 0) throw notFound(`No resource at ${segments.join('/')}`);
+      parsed.push({ kind: segment });
+      continue;
+    }
+    parsed.push(nameSegment(segment));
+  }
+  return { kind: 'path', segments: parsed };
+}
+
+/** `Name` or `Name(key)`. */
+function nameSegment(segment: string): PathSegment {
+  const open = segment.indexOf('(');
+  if (open < 0) return { kind: 'name', name: segment };
+  if (!segment.endsWith(')'))
+    throw new ODataError('InvalidSyntax', `The key predicate of ${segment.slice(0, 60)} is not closed with ')'`);
+  const name = segment.slice(0, open);
+  return { kind: 'name', name, key: parseKeyPredicate(segment.slice(open + 1, -1), name) };
 }
 
 /** `'WO-1'` or `PONumber='PO-1',LineNumber=2`: literals parsed by the query grammar (so `''` escapes a quote). */

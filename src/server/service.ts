@@ -6,7 +6,7 @@
 // beyond maxBodyBytes while reading it, before any of these: that 413 comes first.)
 import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
 import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
-import type { ActionDefinition, EntityType, Property } from '../model/schema.js';
+import type { ActionDefinition, EntityType, NavigationProperty, Property } from '../model/schema.js';
 import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/decimal.js';
 import { parseQuery } from '../syntax/query-string.js';
 import type { LiteralValue } from '../syntax/ast.js';
@@ -22,9 +22,10 @@ import {
   parseJsonBody,
   type BodyOptions,
 } from './body.js';
-import { entityMembers, rawEntityWriter, readable, type JsonOptions, type Row } from './json.js';
+import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText, readable, type Row } from './json.js';
+import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
 import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
-import { parseResource, splitPath, type KeyPredicate, type ResourcePath } from './paths.js';
+import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
 import type { SqlSession } from './store/driver.js';
 import { computeFields, insertEntity, recordMeterReading } from './writes.js';
@@ -47,7 +48,8 @@ export interface ServiceRequest {
 export interface ServiceResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body?: string;
+  /** Text (JSON, XML, plain text), or bytes (a binary property's `/$value`). */
+  readonly body?: string | Uint8Array;
   /** The failure behind a 500, for the adapter's log; never sent. */
   readonly error?: unknown;
 }
@@ -83,7 +85,10 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-const JSON_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true;charset=utf-8';
+/** Errors are always OData JSON, whatever the request accepts (a 406 itself is one). */
+const ERROR_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true';
+/** A meter's history without $orderby: newest reading first, ties by the latest posted (MODEL.md). */
+const HISTORY_ORDER = 'ReadingDate desc,ReadingID desc';
 const WRITABLE = new Set([
   'PurchaseRequests',
   'PRLineItems',
@@ -156,7 +161,7 @@ export class ODataService {
    */
   errorResponse(error: unknown, requestId?: string): ServiceResponse {
     const status = isODataError(error) ? error.status : 500;
-    const headers: Record<string, string> = { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
+    const headers: Record<string, string> = { 'content-type': ERROR_TYPE, 'odata-version': '4.0' };
     if (status === 401) headers['www-authenticate'] = 'Basic realm="odata", charset="UTF-8"';
     const allow = (error as { allow?: string } | null)?.allow;
     if (status === 405 && allow !== undefined) headers['allow'] = allow;
@@ -244,7 +249,11 @@ export class ODataService {
   // ── routing ────────────────────────────────────────────────────────────────
 
   private async route(request: ServiceRequest): Promise<ServiceResponse> {
-    const url = request.url;
+    // an absolute-form target (`GET http://host/north/... HTTP/1.1`, RFC 9112 §3.2.2) names the host itself: its
+    // authority replaces the Host header
+    const absolute = ABSOLUTE_FORM.exec(request.url);
+    const url = absolute === null ? request.url : request.url.slice(absolute[0].length) || '/';
+    const host = absolute === null ? header(request, 'host') : absolute[1];
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
@@ -252,8 +261,8 @@ export class ODataService {
     let { site: siteName, resource } = splitPath(pathname);
     if (resource === undefined && this.options.siteFromHost === true) {
       // north.odata.example.com/ODataApi/v1/...: the site is the host's first label
-      const host = (header(request, 'host') ?? '').split(':')[0]!.split('.')[0]!;
-      const again = splitPath(`/${host}${pathname}`);
+      const label = (host ?? '').split(':')[0]!.split('.')[0]!;
+      const again = splitPath(`/${label}${pathname}`);
       if (again.resource !== undefined) ({ site: siteName, resource } = again);
     }
     const site = await this.backend.directory.site(siteName);
@@ -289,21 +298,17 @@ export class ODataService {
       site,
       credential,
       store: await this.backend.store(site.name),
-      base: this.baseUrl(request, site.name),
+      base: this.baseUrl(request, host, site.name),
+      url,
       rawQuery,
-      json: {
-        ieee754Compatible: /ieee754compatible=true/i.test(
-          `${header(request, 'accept') ?? ''};${header(request, 'content-type') ?? ''}`,
-        ),
-      },
       request,
     };
     return this.dispatch(path, context);
   }
 
-  private baseUrl(request: ServiceRequest, site: string): string {
+  private baseUrl(request: ServiceRequest, hostHeader: string | undefined, site: string): string {
     if (this.options.publicUrl !== undefined) return `${this.options.publicUrl.replace(/\/$/, '')}/${site}/ODataApi/v1`;
-    const host = header(request, 'host') ?? 'localhost';
+    const host = hostHeader ?? 'localhost';
     const proto = header(request, 'x-forwarded-proto') === 'https' ? 'https' : 'http';
     return `${proto}://${host}/${site}/ODataApi/v1`;
   }
@@ -311,87 +316,201 @@ export class ODataService {
   private async dispatch(path: ResourcePath, c: Context): Promise<ServiceResponse> {
     const method = c.request.method.toUpperCase();
     switch (path.kind) {
-      case 'service':
+      case 'service': {
         allow(method, ['GET']);
-        return this.json(200, {
-          '@odata.context': `${c.base}/$metadata`,
+        const format = this.jsonFormat(c);
+        return this.json(c, format, 200, {
+          ...(format.metadata === 'none' ? {} : { '@odata.context': `${c.base}/$metadata` }),
           value: entitySetNames.map((name) => ({ name, kind: 'EntitySet', url: name })),
         });
+      }
       case 'metadata': {
         allow(method, ['GET']);
-        const accept = header(c.request, 'accept') ?? '';
-        const wantsJson =
-          /\$format=json/i.test(c.rawQuery) || (/application\/json/i.test(accept) && !/xml/i.test(accept));
-        return wantsJson
+        const kind = negotiateMetadata(header(c.request, 'accept'), formatOption(c.rawQuery));
+        return kind === 'json'
           ? {
               status: 200,
-              headers: { 'content-type': 'application/json;charset=utf-8', 'odata-version': '4.0' },
+              headers: { 'content-type': 'application/json', 'odata-version': '4.0' },
               body: this.metadataJson,
             }
           : {
               status: 200,
-              headers: { 'content-type': 'application/xml;charset=utf-8', 'odata-version': '4.0' },
+              headers: { 'content-type': 'application/xml', 'odata-version': '4.0' },
               body: this.metadataXml,
             };
       }
-      case 'collection': {
-        const set = this.set(path.set);
-        if (set.name === 'MeterReadings') {
-          allow(method, ['GET', 'POST']);
-          return method === 'GET' ? this.read(c, set) : this.postMeterReading(c);
-        }
-        if (WRITABLE.has(set.name)) {
-          allow(method, ['GET', 'POST', 'PATCH']);
-          if (method === 'POST') return this.create(c, set);
-          if (method === 'PATCH') return this.update(c, set, undefined);
-          return this.read(c, set);
-        }
-        allow(method, ['GET']);
-        return this.read(c, set);
-      }
-      case 'count': {
-        const set = this.set(path.set);
-        allow(method, ['GET']);
-        const bound = validateQuery(parseQuery(c.rawQuery), set.entityType, this.limits);
-        return {
-          status: 200,
-          headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
-          body: String(await c.store.count(set, bound)),
-        };
-      }
-      case 'entity': {
-        const set = this.set(path.set);
-        const key = this.key(set, path.key);
-        allow(method, WRITABLE.has(set.name) ? ['GET', 'PATCH'] : ['GET']);
-        if (method === 'PATCH') return this.update(c, set, key);
-        return this.readOne(c, set, key);
-      }
-      case 'navigation': {
-        const set = this.set(path.set);
-        const key = this.key(set, path.key);
-        const name = path.navigation.replace(/^PlantData\./, '');
-        const action = ACTIONS.get(name);
-        if (action !== undefined && action.boundTo === set.name) {
-          allow(method, ['POST']);
-          return this.action(c, action, key);
-        }
-        const navigation = set.entityType.navigation.get(path.navigation);
-        if (navigation === undefined) {
-          throw httpError(
-            'NotFound',
-            `${set.entityType.name} has no navigation or action ${JSON.stringify(path.navigation.slice(0, 60))}`,
-          );
-        }
-        allow(method, ['GET']);
-        const parent = await c.store.get(set, key);
-        if (parent === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-        const child = [...collections.values()].find((x) => x.entityType === navigation.target())!;
-        const parentValues: Row = {};
-        for (const [parentKey, childKey] of Object.entries(navigation.foreignKey))
-          parentValues[childKey] = parent[parentKey];
-        return this.read(c, child, parentValues, `${path.set}(${describeKey(key, true)})/${navigation.name}`);
-      }
+      case 'unsupported':
+        throw httpError(
+          'NotImplemented',
+          `${path.what} is an OData resource this service does not offer yet; send each request on its own`,
+        );
+      case 'path':
+        return this.path(path.segments, c, method);
     }
+  }
+
+  /**
+   * `Set`, `Set/$count`, `Set(key)` and what may follow an entity: a property (`/$value`), an action, a navigation
+   * (`/$count`, or a key and then a property of that entity). Names are resolved against the model here; a name that
+   * is nothing of the model is a 404, a `$ref` of something that exists is a 501.
+   */
+  private async path(segments: readonly PathSegment[], c: Context, method: string): Promise<ServiceResponse> {
+    const [first, ...rest] = segments;
+    if (first === undefined || first.kind !== 'name') throw noResource(c);
+    const set = this.set(first.name);
+    if (first.key === undefined) {
+      if (rest.length === 0) return this.collection(c, set, method);
+      if (rest.length === 1 && rest[0]!.kind === '$count') {
+        allow(method, ['GET']);
+        return this.count(c, set);
+      }
+      const next = rest[0]!;
+      throw httpError(
+        'NotFound',
+        `${set.name} is a collection: address an entity with a key, as ${set.name}('...')/${next.kind === 'name' ? next.name : next.kind}`,
+      );
+    }
+    const key = this.key(set, first.key);
+    const canonical = `${set.name}(${describeKey(key, true, set.entityType)})`;
+    if (rest.length === 0) {
+      allow(method, WRITABLE.has(set.name) ? ['GET', 'PATCH'] : ['GET']);
+      if (method === 'PATCH') return this.update(c, set, key);
+      return this.readOne(c, set, key, set.name);
+    }
+    const [second, ...tail] = rest as [PathSegment, ...PathSegment[]];
+    if (second.kind === '$ref') throw refUnsupported();
+    if (second.kind !== 'name') throw noResource(c);
+    const name = second.name.replace(/^PlantData\./, '');
+    const action = ACTIONS.get(name);
+    if (action !== undefined && action.boundTo === set.name && second.key === undefined && tail.length === 0) {
+      allow(method, ['POST']);
+      return this.action(c, action, key);
+    }
+    const property = set.entityType.properties.get(second.name);
+    if (property !== undefined && second.key === undefined)
+      return this.property(c, method, set, key, property, canonical, tail);
+    const navigation = set.entityType.navigation.get(second.name);
+    if (navigation === undefined) {
+      throw httpError(
+        'NotFound',
+        `${set.entityType.name} has no property, navigation or action ${JSON.stringify(second.name.slice(0, 60))}`,
+      );
+    }
+    const parent = await c.store.get(set, key);
+    if (parent === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+    const child = collectionOf(navigation);
+    const parentValues: Row = {};
+    for (const [parentKey, childKey] of Object.entries(navigation.foreignKey))
+      parentValues[childKey] = parent[parentKey];
+    // a contained collection is named by its parent (Protocol §10: `WorkOrders('WO-1')/Comments`); other targets by
+    // their own entity set
+    const contextSet = navigation.contained === true ? `${canonical}/${navigation.name}` : child.name;
+    if (second.key === undefined) {
+      const [next] = tail;
+      if (next === undefined) {
+        allow(method, ['GET']);
+        return this.read(c, child, parentValues, contextSet);
+      }
+      if (tail.length === 1 && next.kind === '$count') {
+        allow(method, ['GET']);
+        return this.count(c, child, parentValues);
+      }
+      if (tail.length === 1 && next.kind === '$ref') throw refUnsupported();
+      throw httpError(
+        'NotFound',
+        `${navigation.name} is a collection: address one of its entities with a key, as ${navigation.name}(...)`,
+      );
+    }
+    // one entity of the navigation: its key, with the parts the parent fixes taken from the parent
+    const childKey = this.key(child, second.key, parentValues);
+    const childCanonical =
+      navigation.contained === true
+        ? `${canonical}/${navigation.name}(${describeKey(pick(childKey, child.entityType.key), true, child.entityType)})`
+        : `${child.name}(${describeKey(childKey, true, child.entityType)})`;
+    const [next, ...more] = tail;
+    if (next === undefined) {
+      allow(method, ['GET']);
+      return this.readOne(c, child, { ...parentValues, ...childKey }, contextSet);
+    }
+    if (next.kind === '$ref' && more.length === 0) throw refUnsupported();
+    const childProperty =
+      next.kind === 'name' && next.key === undefined ? child.entityType.properties.get(next.name) : undefined;
+    if (childProperty === undefined) throw noResource(c);
+    return this.property(c, method, child, { ...parentValues, ...childKey }, childProperty, childCanonical, more);
+  }
+
+  /** GET, POST and PATCH on an entity set (which of them the set allows). */
+  private collection(c: Context, set: Collection, method: string): Promise<ServiceResponse> {
+    if (set.name === 'MeterReadings') {
+      allow(method, ['GET', 'POST']);
+      return method === 'GET' ? this.read(c, set) : this.postMeterReading(c);
+    }
+    if (WRITABLE.has(set.name)) {
+      allow(method, ['GET', 'POST', 'PATCH']);
+      if (method === 'POST') return this.create(c, set);
+      if (method === 'PATCH') return this.update(c, set, undefined);
+      return this.read(c, set);
+    }
+    allow(method, ['GET']);
+    return this.read(c, set);
+  }
+
+  /** `/$count`: how many entities match $filter, as plain text. */
+  private async count(c: Context, set: Collection, parent?: Row): Promise<ServiceResponse> {
+    negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'text/plain');
+    const bound = validateQuery(parseQuery(c.rawQuery), set.entityType, this.limits);
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
+      body: String(await c.store.count(set, bound, parent)),
+    };
+  }
+
+  /**
+   * A property of one entity (Protocol §11.2.6): `{"@odata.context":…,"value":…}`, or its raw value with `/$value`
+   * (§11.2.6.1); 204 when it is null.
+   */
+  private async property(
+    c: Context,
+    method: string,
+    set: Collection,
+    key: Row,
+    property: Property,
+    canonical: string,
+    tail: readonly PathSegment[],
+  ): Promise<ServiceResponse> {
+    const raw = tail.length === 1 && tail[0]!.kind === '$value';
+    if (tail.length > (raw ? 1 : 0)) throw noResource(c);
+    allow(method, ['GET']);
+    if (property.writeOnly === true)
+      throw httpError('NotQueryable', `${property.name} on ${set.entityType.name} is write-only`, property.name);
+    const mediaType = property.type === 'Edm.Binary' ? 'application/octet-stream' : 'text/plain';
+    const format = raw ? undefined : this.jsonFormat(c);
+    if (raw) negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), mediaType);
+    const row = await c.store.get(set, key);
+    if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+    const value = row[property.name];
+    if (value === null || value === undefined) return { status: 204, headers: { 'odata-version': '4.0' } };
+    if (format === undefined) {
+      const body = rawValueText(property, value);
+      return {
+        status: 200,
+        headers: {
+          'content-type': mediaType === 'text/plain' ? 'text/plain;charset=utf-8' : mediaType,
+          'odata-version': '4.0',
+        },
+        body,
+      };
+    }
+    const context =
+      format.metadata === 'none'
+        ? ''
+        : `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${canonical}/${property.name}`)},`;
+    return {
+      status: 200,
+      headers: this.jsonHeaders(format),
+      body: `{${context}"value":${propertyValueJson(property, value, format)}}`,
+    };
   }
 
   private set(name: string): Collection {
@@ -406,49 +525,70 @@ export class ODataService {
     return set;
   }
 
-  /** A key predicate as key values, typed by the key properties. */
-  private key(set: Collection, predicate: KeyPredicate): Row {
+  /**
+   * A key predicate as key values, typed by the key properties. Under a navigation, `fixed` holds the key parts the
+   * parent determines (its referential constraint): the predicate may name only the others (`Lines(2)` for
+   * `Lines(PONumber='PO-1',LineNumber=2)`), and a part it names must agree with the parent.
+   */
+  private key(set: Collection, predicate: KeyPredicate, fixed: Row = {}): Row {
     const keys = set.entityType.key;
+    const open = keys.filter((k) => !(k.name in fixed));
     const values = new Map<string, LiteralValue>();
     if (predicate.kind === 'single') {
-      if (keys.length !== 1) {
+      const only = open.length === 1 ? open[0] : keys.length === 1 ? keys[0] : undefined;
+      if (only === undefined) {
         throw httpError(
           'InvalidSyntax',
           `${set.name} has a key of ${keys.length} parts: write ${keys.map((k) => `${k.name}=...`).join(',')}`,
         );
       }
-      values.set(keys[0]!.name, predicate.value);
+      values.set(only.name, predicate.value);
     } else {
       for (const [name, value] of predicate.values) {
         if (!keys.some((k) => k.name === name))
           throw httpError('InvalidSyntax', `${name} is not part of the key of ${set.name}`);
         values.set(name, value);
       }
-      const missing = keys.filter((k) => !values.has(k.name)).map((k) => k.name);
+      const missing = open.filter((k) => !values.has(k.name)).map((k) => k.name);
       if (missing.length > 0)
         throw httpError('InvalidSyntax', `The key of ${set.name} also needs ${missing.join(', ')}`);
     }
     const row: Row = {};
-    for (const property of keys) row[property.name] = keyValue(property, values.get(property.name)!, set.name);
+    for (const property of keys) {
+      const literal = values.get(property.name);
+      if (literal === undefined) {
+        row[property.name] = fixed[property.name];
+        continue;
+      }
+      row[property.name] = keyValue(property, literal, set.name);
+      if (property.name in fixed && String(fixed[property.name]) !== String(row[property.name]))
+        throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(row)} under this parent`);
+    }
     return row;
   }
 
   // ── reads ──────────────────────────────────────────────────────────────────
 
   private async read(c: Context, set: Collection, parent?: Row, contextPath = set.name): Promise<ServiceResponse> {
+    const format = this.jsonFormat(c);
     const plan = this.readPlan(c, set, parent);
     const { raw, count } = await c.store.runRead(plan.statements);
     const rows = raw.length > plan.pageTop ? raw.slice(0, plan.pageTop) : raw;
     const remaining = plan.top === undefined ? undefined : plan.top - rows.length;
     const more = raw.length > plan.pageTop && (remaining === undefined || remaining > 0);
-    const write = c.json.ieee754Compatible ? plan.writeCompatible : plan.write;
-    let body = `{"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextPath}${plan.selected}`)}`;
-    if (count !== undefined) body += `,"@odata.count":${count}`;
-    body += ',"value":[';
+    const write = format.ieee754Compatible ? plan.writeCompatible : plan.write;
+    let body =
+      format.metadata === 'none'
+        ? '{'
+        : `{"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextPath}${plan.selected}`)},`;
+    // @odata.count is an Int64: a string under IEEE754Compatible=true (JSON Format §4.5.1)
+    if (count !== undefined)
+      body += format.ieee754Compatible ? `"@odata.count":"${count}",` : `"@odata.count":${count},`;
+    body += '"value":[';
     for (let i = 0; i < rows.length; i++) body += `${i === 0 ? '' : ','}{${write(rows[i]!)}}`;
     body += ']';
     if (more) body += `,"@odata.nextLink":${JSON.stringify(nextLink(c, plan.skip + rows.length, remaining))}`;
-    return { status: 200, headers: this.headers(), body: `${body}}` };
+    return { status: 200, headers: this.jsonHeaders(format), body: `${body}}` };
   }
 
   /**
@@ -461,9 +601,8 @@ export class ODataService {
     const cached = this.plans.get(cacheKey);
     if (cached !== undefined) return cached;
     let options = parseQuery(c.rawQuery);
-    // a meter's history reads newest first unless the client orders it (MODEL.md)
     if (set.name === 'MeterReadingHistory' && options.orderBy === undefined) {
-      options = { ...options, ...parseQuery('$orderby=ReadingID desc') };
+      options = { ...options, orderBy: parseQuery(`$orderby=${HISTORY_ORDER}`).orderBy! };
     }
     const bound = validateQuery(options, set.entityType, this.limits);
     const top = bound.top;
@@ -484,26 +623,33 @@ export class ODataService {
     return plan;
   }
 
-  private async readOne(c: Context, set: Collection, key: Row): Promise<ServiceResponse> {
+  /** One entity; `contextSet` names its entity set (or, contained, its parent's navigation) in the context URL. */
+  private async readOne(c: Context, set: Collection, key: Row, contextSet: string): Promise<ServiceResponse> {
+    const format = this.jsonFormat(c);
     // one entity: $select applies; the options that shape a collection do not
     const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
     const { select } = validateQuery(options, set.entityType, this.limits);
     const row = await c.store.get(set, key);
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-    return this.entityResponse(c, set, row, 200, select);
+    return this.entityResponse(c, format, set, row, 200, select, contextSet);
   }
 
   private entityResponse(
     c: Context,
+    format: JsonFormat,
     set: Collection,
     row: Row,
     status: number,
     select: readonly Property[] = readable(set.entityType),
+    contextSet = set.name,
   ): ServiceResponse {
     const selected =
       select.length === readable(set.entityType).length ? '' : `(${select.map((p) => p.name).join(',')})`;
-    const context = `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${set.name}${selected}/$entity`)}`;
-    return { status, headers: this.headers(), body: `{${context},${entityMembers(select, row, c.json)}}` };
+    const context =
+      format.metadata === 'none'
+        ? ''
+        : `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}${select.length === 0 ? '' : ','}`;
+    return { status, headers: this.jsonHeaders(format), body: `{${context}${entityMembers(select, row, format)}}` };
   }
 
   // ── writes ─────────────────────────────────────────────────────────────────
@@ -533,17 +679,20 @@ export class ODataService {
   }
 
   private async create(c: Context, set: Collection): Promise<ServiceResponse> {
+    // negotiated before anything is written: a 406 must not follow a committed write
+    const format = this.jsonFormat(c);
     const sent = checkCreateBody(set.entityType, this.readBody(c), this.bodyOptions(c));
     checkBusinessRules(set.name, sent);
     const stored = await c.store.driver.transaction((session) =>
       insertEntity(c.store, session, set, sent, c.credential),
     );
-    const response = this.entityResponse(c, set, stored, 201);
+    const response = this.entityResponse(c, format, set, stored, 201);
     response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true, set.entityType)})`;
     return response;
   }
 
   private async update(c: Context, set: Collection, pathKey: Row | undefined): Promise<ServiceResponse> {
+    const format = this.jsonFormat(c);
     const { key, changes } = checkUpdateBody(
       set.entityType,
       this.readBody(c),
@@ -565,22 +714,24 @@ export class ODataService {
     if (/return=minimal/i.test(header(c.request, 'prefer') ?? '')) {
       return { status: 204, headers: { 'odata-version': '4.0', 'preference-applied': 'return=minimal' } };
     }
-    return this.entityResponse(c, set, stored, 200);
+    return this.entityResponse(c, format, set, stored, 200);
   }
 
   // ── meter readings and actions ─────────────────────────────────────────────
 
   private async postMeterReading(c: Context): Promise<ServiceResponse> {
     const readings = collection('MeterReadings');
+    const format = this.jsonFormat(c);
     const sent = checkCreateBody(readings.entityType, this.readBody(c), this.bodyOptions(c));
     const stored = await c.store.driver.transaction((session) => recordMeterReading(c.store, session, sent));
-    const response = this.entityResponse(c, readings, stored, 201);
+    const response = this.entityResponse(c, format, readings, stored, 201);
     response.headers['location'] =
       `${c.base}/MeterReadings(${describeKey({ MeterID: stored['MeterID'] }, true, readings.entityType)})`;
     return response;
   }
 
   private async action(c: Context, action: ActionDefinition, key: Row): Promise<ServiceResponse> {
+    negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'application/json');
     const parameters = checkActionBody(action, this.readBody(c), this.bodyOptions(c));
     const workOrders = collection('WorkOrders');
     await c.store.driver.transaction(async (session) => {
@@ -605,11 +756,8 @@ export class ODataService {
       }
       await c.store.update(session, workOrders, { ...workOrder, LastModifiedDate: now });
     });
-    return {
-      status: 200,
-      headers: this.headers(),
-      body: `{"@odata.context":${JSON.stringify(`${c.base}/$metadata#Edm.Boolean`)},"value":true}`,
-    };
+    // the interface's answer is the JSON Boolean itself, not OData's {"value":true} wrapper (MODEL.md "Actions")
+    return { status: 200, headers: { 'content-type': 'application/json', 'odata-version': '4.0' }, body: 'true' };
   }
 
   /** Removes the oldest labor record equal to the parameters, and keeps the work order's hour sums. */
@@ -648,12 +796,17 @@ export class ODataService {
 
   // ── responses ──────────────────────────────────────────────────────────────
 
-  private headers(): Record<string, string> {
-    return { 'content-type': JSON_TYPE, 'odata-version': '4.0' };
+  /** The JSON format the request accepts (406 when none): `$format` or the Accept header. */
+  private jsonFormat(c: Context): JsonFormat {
+    return negotiateJson(header(c.request, 'accept'), formatOption(c.rawQuery), header(c.request, 'content-type'));
   }
 
-  private json(status: number, body: unknown): ServiceResponse {
-    return { status, headers: this.headers(), body: JSON.stringify(body) };
+  private jsonHeaders(format: JsonFormat): Record<string, string> {
+    return { 'content-type': format.contentType, 'odata-version': '4.0' };
+  }
+
+  private json(_c: Context, format: JsonFormat, status: number, body: unknown): ServiceResponse {
+    return { status, headers: this.jsonHeaders(format), body: JSON.stringify(body) };
   }
 }
 
@@ -674,8 +827,9 @@ interface Context {
   readonly store: SiteStore;
   /** The absolute service root of the site (`http://host/north/ODataApi/v1`). */
   readonly base: string;
+  /** The request target in origin form (an absolute-form target without its scheme and authority). */
+  readonly url: string;
   readonly rawQuery: string;
-  readonly json: JsonOptions;
   readonly request: ServiceRequest;
 }
 
@@ -703,8 +857,8 @@ function nextLink(c: Context, skip: number, remaining: number | undefined): stri
   kept.push(`$skip=${skip}`);
   if (remaining !== undefined) kept.push(`$top=${remaining}`);
   // the resource as the client addressed it, under the site's base (which names the site even when the host did)
-  const q = c.request.url.indexOf('?');
-  const path = q < 0 ? c.request.url : c.request.url.slice(0, q);
+  const q = c.url.indexOf('?');
+  const path = q < 0 ? c.url : c.url.slice(0, q);
   const resource = path.slice(path.indexOf('/ODataApi/v1') + '/ODataApi/v1'.length);
   return `${c.base}${resource}?${kept.join('&')}`;
 }
@@ -746,4 +900,41 @@ function describeKey(key: Row, asPath = false, entityType?: EntityType): string 
 function decimalText(value: unknown): string | undefined {
   const d = value === null || value === undefined ? undefined : parseDecimal(String(value));
   return d === undefined ? undefined : decimalToString(d);
+}
+
+/** `http://host:port` at the start of an absolute-form request target; group 1 is the authority. */
+const ABSOLUTE_FORM = /^https?:\/\/([^/?#]*)/i;
+
+/** The `$format` query option's value (percent-decoded), if the query string has one. */
+function formatOption(rawQuery: string): string | undefined {
+  for (const pair of rawQuery.split('&')) {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (/^(?:%24|\$)?format$/i.test(name)) {
+      try {
+        return decodeURIComponent(pair.slice(eq + 1));
+      } catch {
+        return pair.slice(eq + 1);
+      }
+    }
+  }
+  return undefined;
+}
+
+function noResource(c: Context): ODataError {
+  const q = c.url.indexOf('?');
+  return httpError('NotFound', `No resource at ${(q < 0 ? c.url : c.url.slice(0, q)).slice(0, 200)}`);
+}
+
+function refUnsupported(): ODataError {
+  return httpError('NotImplemented', 'Entity references ($ref) are not offered by this service yet');
+}
+
+/** The collection a navigation leads to: the target's entity set, or its contained collection. */
+function collectionOf(navigation: NavigationProperty): Collection {
+  return [...collections.values()].find((x) => x.entityType === navigation.target())!;
+}
+
+function pick(row: Row, properties: readonly Property[]): Row {
+  return Object.fromEntries(properties.map((p) => [p.name, row[p.name]]));
 }

@@ -54,7 +54,7 @@ describe('the node:http adapter', () => {
       headers: { host: `${s.site}.odata.example.com`, api_key: s.key },
     });
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body!)['@odata.context']).toBe(
+    expect(JSON.parse(String(response.body))['@odata.context']).toBe(
       `https://odata.example.com/${s.site}/ODataApi/v1/$metadata#Accounts`,
     );
     const elsewhere = await service.handle({

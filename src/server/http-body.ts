@@ -1,0 +1,46 @@
+// What every HTTP adapter does with request bodies the service will refuse for their size: answer `Expect:
+// 100-continue` before the body is sent, and read (then drop) what a client keeps sending after a 413.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ODataError } from '../errors.js';
+import type { ODataService } from './service.js';
+
+/**
+ * After a 413 the client is usually still sending the body: closing at once would make its writes fail (EPIPE,
+ * ECONNRESET) before it reads the answer. The rest of the body is read and dropped instead, up to `4 × limit` more
+ * bytes (then the connection is closed); the request timeout still applies.
+ */
+export function discardBody(request: IncomingMessage, limit: number): void {
+  if (request.complete) return;
+  let discarded = 0;
+  const bound = 4 * limit;
+  request.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > bound) request.socket.destroy();
+  });
+  request.resume();
+}
+
+/**
+ * `Expect: 100-continue` (RFC 9110 §10.1.1): a body announced larger than the limit is refused with 413 before the
+ * client sends it; anything else is told to continue and handled as usual.
+ */
+export function checkContinue(
+  service: ODataService,
+  request: IncomingMessage,
+  response: ServerResponse,
+  handle: () => void,
+): void {
+  const length = Number(request.headers['content-length']);
+  if (Number.isFinite(length) && length > service.maxBodyBytes) {
+    const answer = service.errorResponse(
+      new ODataError('PayloadTooLarge', `The body exceeds ${service.maxBodyBytes} bytes`),
+      randomUUID(),
+    );
+    // no 100 was sent, so the client sends no body: the connection can close with the answer
+    response.writeHead(answer.status, { ...answer.headers, connection: 'close' }).end(answer.body);
+    return;
+  }
+  response.writeContinue();
+  handle();
+}
