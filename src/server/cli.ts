@@ -15,34 +15,85 @@ import {
 import { toSql, type SqlDialectName } from '../backends/sql/index.js';
 import { entitySetNames, plantDataModel } from './model.js';
 
-const usage = `Usage:
-  odata-engine serve [--port N] [--host H] [--data DIR] [--database-url URL] [--demo] [--page-size N]
-                     [--public-url URL] [--site-from-host] [--log-level LEVEL] [--rate-limit N] [--rate-burst N]
-                     [--header-timeout S] [--request-timeout S] [--shutdown-timeout S]
-                                                run the reference server: SQLite files under DIR (default ./data),
-                                                or PostgreSQL with --database-url (or DATABASE_URL); --demo makes a
-                                                site "demo" with generated records and prints a key and a curl line.
-                                                JSON log lines (pino) at LEVEL (default info; silent for none);
-                                                N requests per second per credential (default 200, burst 2N; 0: no
-                                                limit); timeouts in seconds for headers (10), the whole request (60)
-                                                and draining on SIGTERM (30)
-  odata-engine sites create NAME [--time-zone TZ] | sites list
-  odata-engine keys create SITE [--label TEXT] | keys list SITE | keys revoke SITE KEY_ID
-  odata-engine users create SITE NAME           (the password is read from standard input)
-  odata-engine import SITE SET FILE [--format json|csv]
-                                                load records (a JSON array or CSV with a header row) into any
-                                                set, or Comments/ActualLabor (with WorkOrderID), validated like
-                                                a POST; all or nothing
-  odata-engine seed SITE [--rows N] [--seed S]  fill an empty site with generated records
-  odata-engine explain [SET] '<query string>'   show how the query options are parsed and, given an
-                                                entity set of the service, bound to its entity type
-                                                and translated to SQL for each dialect
-  (sites, keys, users, import and seed take --data DIR or --database-url URL as serve does)
+/** Each sub-command: what it prints for --help, and the flags it takes (a value, or none). */
+interface CommandSpec {
+  readonly usage: string;
+  readonly flags: Readonly<Record<string, 'value' | 'switch'>>;
+}
+
+const storageFlags = { data: 'value', 'database-url': 'value' } as const;
+const storageNote =
+  '  (--data DIR: SQLite files under DIR, default ./data; --database-url URL or DATABASE_URL: PostgreSQL)';
+
+const commands: Readonly<Record<string, CommandSpec>> = {
+  serve: {
+    usage: `odata-engine serve [--port N] [--host H] [--data DIR] [--database-url URL] [--demo] [--page-size N]
+                   [--public-url URL] [--site-from-host] [--log-level LEVEL] [--rate-limit N] [--rate-burst N]
+                   [--header-timeout S] [--request-timeout S] [--shutdown-timeout S]
+  Run the reference server: SQLite files under DIR (default ./data), or PostgreSQL with --database-url (or
+  DATABASE_URL); --demo makes a site "demo" with generated records and prints a key and a curl line. JSON log lines
+  (pino) at LEVEL (default info; silent for none); N requests per second per credential (default 200, burst 2N; 0:
+  no limit); timeouts in seconds for headers (10), the whole request (60) and draining on SIGTERM (30).`,
+    flags: {
+      ...storageFlags,
+      port: 'value',
+      host: 'value',
+      demo: 'switch',
+      'page-size': 'value',
+      'public-url': 'value',
+      'site-from-host': 'switch',
+      'log-level': 'value',
+      'rate-limit': 'value',
+      'rate-burst': 'value',
+      'header-timeout': 'value',
+      'request-timeout': 'value',
+      'shutdown-timeout': 'value',
+    },
+  },
+  sites: {
+    usage: `odata-engine sites create NAME [--time-zone TZ] | sites list\n${storageNote}`,
+    flags: { ...storageFlags, 'time-zone': 'value' },
+  },
+  keys: {
+    usage: `odata-engine keys create SITE [--label TEXT] | keys list SITE | keys revoke SITE KEY_ID\n${storageNote}`,
+    flags: { ...storageFlags, label: 'value' },
+  },
+  users: {
+    usage: `odata-engine users create SITE NAME      (the password is read from standard input)\n${storageNote}`,
+    flags: storageFlags,
+  },
+  import: {
+    usage: `odata-engine import SITE SET FILE [--format json|csv]
+  Load records (a JSON array or CSV with a header row) into any set, or Comments/ActualLabor (with WorkOrderID),
+  validated like a POST; all or nothing.\n${storageNote}`,
+    flags: { ...storageFlags, format: 'value' },
+  },
+  seed: {
+    usage: `odata-engine seed SITE [--rows N] [--seed S]   fill an empty site with generated records\n${storageNote}`,
+    flags: { ...storageFlags, rows: 'value', seed: 'value' },
+  },
+  explain: {
+    usage: `odata-engine explain [SET] '<query string>'
+  Show how the query options are parsed and, given an entity set of the service, bound to its entity type and
+  translated to SQL for each dialect.
 
 Entity sets: ${entitySetNames.join(', ')}
 
 Example:
-  odata-engine explain WorkOrders "\\$filter=Status eq 'APPR' and Priority le 2&\\$orderby=RequestedDate desc&\\$top=10"`;
+  odata-engine explain WorkOrders "\\$filter=Status eq 'APPR' and Priority le 2&\\$orderby=RequestedDate desc&\\$top=10"`,
+    flags: {},
+  },
+};
+
+const usage = `Usage:
+${Object.values(commands)
+  .map((c) => `  ${c.usage.split('\n')[0]}`)
+  .join('\n')}
+
+Every command answers --help with its own usage (and does nothing else).`;
+
+/** A mistake in the command line: the message, then the command's usage; exit code 2. */
+class UsageError extends Error {}
 
 /** JSON with bigint and binary values shown readably. */
 function toJson(value: unknown): string {
@@ -137,22 +188,38 @@ function setOf(typeName: string): string | undefined {
   return undefined;
 }
 
-/** `--name value` options and the remaining positional arguments. */
-function options(args: readonly string[]): { flags: Map<string, string | true>; positional: string[] } {
+/** `--name value`, `--name=value` and switches, as the command declares them; anything else is a UsageError. */
+function options(
+  command: string,
+  args: readonly string[],
+): { flags: Map<string, string | true>; positional: string[] } {
+  const spec = commands[command]!;
   const flags = new Map<string, string | true>();
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (!arg.startsWith('--')) {
+    if (!arg.startsWith('--') || arg === '--') {
       positional.push(arg);
       continue;
     }
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    const next = args[i + 1];
-    if (inline !== undefined) flags.set(name, inline);
-    else if (next !== undefined && !next.startsWith('--') && name !== 'demo' && name !== 'site-from-host') {
-      flags.set(name, args[++i]!);
-    } else flags.set(name, true);
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    const kind = spec.flags[name];
+    if (kind === undefined) {
+      const known = Object.keys(spec.flags);
+      throw new UsageError(
+        `odata-engine ${command} has no option --${name}${known.length === 0 ? '' : `; it takes ${known.map((k) => `--${k}`).join(', ')}`}`,
+      );
+    }
+    if (kind === 'switch') {
+      if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
+      flags.set(name, true);
+      continue;
+    }
+    const value = inline ?? args[i + 1];
+    if (value === undefined || (inline === undefined && value.startsWith('--')))
+      throw new UsageError(`--${name} needs a value`);
+    if (inline === undefined) i++;
+    flags.set(name, value);
   }
   return { flags, positional };
 }
@@ -245,7 +312,7 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
 }
 
 async function admin(command: string, args: readonly string[]): Promise<number> {
-  const { flags, positional } = options(args);
+  const { flags, positional } = options(command, args);
   const [verb, ...rest] = positional;
   const { TenancyError } = await import('./tenancy.js');
   const backend = await openFrom(flags);
@@ -276,7 +343,7 @@ async function admin(command: string, args: readonly string[]): Promise<number> 
       await d.createUser(rest[0]!, rest[1]!, password);
       console.log(`Created user ${rest[1]} of ${rest[0]}`);
     } else {
-      console.error(usage);
+      console.error(commands[command]!.usage);
       return 2;
     }
     return 0;
@@ -308,14 +375,14 @@ function progressBar(label: string): (done: number, total?: number) => void {
 }
 
 async function bulk(command: 'import' | 'seed', args: readonly string[]): Promise<number> {
-  const { flags, positional } = options(args);
+  const { flags, positional } = options(command, args);
   const { AdminError, importRecords, importTargets, parseRecords, seedSite } = await import('./admin.js');
   const backend = await openFrom(flags);
   try {
     if (command === 'import') {
       const [site, target, file] = positional;
       if (site === undefined || target === undefined || file === undefined) {
-        console.error(usage);
+        console.error(commands['import']!.usage);
         return 2;
       }
       if (!(importTargets as readonly string[]).includes(target)) {
@@ -333,7 +400,7 @@ async function bulk(command: 'import' | 'seed', args: readonly string[]): Promis
     } else {
       const [site] = positional;
       if (site === undefined) {
-        console.error(usage);
+        console.error(commands['seed']!.usage);
         return 2;
       }
       const rows = Number(flag(flags, 'rows') ?? 1000);
@@ -367,13 +434,40 @@ async function bulk(command: 'import' | 'seed', args: readonly string[]): Promis
 
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
-  if (command === 'explain' && rest.length === 1) return explain(rest[0]!);
-  if (command === 'explain' && rest.length === 2) return explain(rest[1]!, rest[0]!);
-  if (command === 'serve') return serve(options(rest).flags);
-  if (command === 'sites' || command === 'keys' || command === 'users') return admin(command, rest);
-  if (command === 'import' || command === 'seed') return bulk(command, rest);
-  console.error(usage);
-  return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    const topic = command === 'help' ? commands[rest[0] ?? ''] : undefined;
+    console.log(topic?.usage ?? usage);
+    return 0;
+  }
+  const spec = commands[command];
+  if (spec === undefined) {
+    console.error(`Unknown command ${JSON.stringify(command)}\n\n${usage}`);
+    return 2;
+  }
+  // --help anywhere: the usage, and nothing opened, created or started
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(spec.usage);
+    return 0;
+  }
+  try {
+    if (command === 'explain') {
+      const { positional } = options(command, rest);
+      if (positional.length === 1) return explain(positional[0]!);
+      if (positional.length === 2) return explain(positional[1]!, positional[0]!);
+      throw new UsageError('explain takes a query string, optionally after an entity set');
+    }
+    if (command === 'serve') {
+      const { flags, positional } = options(command, rest);
+      if (positional.length > 0) throw new UsageError(`serve takes no arguments, found ${positional.join(' ')}`);
+      return await serve(flags);
+    }
+    if (command === 'sites' || command === 'keys' || command === 'users') return await admin(command, rest);
+    return await bulk(command as 'import' | 'seed', rest);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\nUsage: ${spec.usage}`);
+    return 2;
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -1,9 +1,13 @@
 // The odata-engine command, run as a real process.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../../src/server/cli.ts', import.meta.url));
+const tsxLoader = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 function run(...args: string[]) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -42,5 +46,56 @@ describe('odata-engine explain', () => {
     const { status, stderr } = run('explain', 'Nope', '$top=1');
     expect(status).toBe(2);
     expect(stderr).toContain('Accounts, Parts');
+  });
+});
+
+describe('odata-engine --help and mistakes', () => {
+  function runIn(cwd: string, ...args: string[]) {
+    // from another directory `--import tsx` would not resolve: name the loader by its path
+    const result = spawnSync(process.execPath, ['--import', tsxLoader, cli, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      cwd,
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it.each(['serve', 'sites', 'keys', 'users', 'import', 'seed', 'explain'])(
+    '%s --help prints its usage, exits 0 and touches nothing (no ./data, no server)',
+    (command) => {
+      const dir = mkdtempSync(join(tmpdir(), 'odata-cli-'));
+      try {
+        const { status, stdout } = runIn(dir, command, '--help');
+        expect(status).toBe(0);
+        expect(stdout).toContain(`odata-engine ${command}`);
+        expect(readdirSync(dir)).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it('refuses an unknown flag, a flag without its value and an unknown command, with exit code 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'odata-cli-'));
+    try {
+      const unknown = runIn(dir, 'serve', '--prot', '8080');
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toContain('odata-engine serve has no option --prot');
+      const missing = runIn(dir, 'sites', 'list', '--data');
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain('--data needs a value');
+      expect(runIn(dir, 'serv').status).toBe(2);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints the overview for --help and help', () => {
+    const { status, stdout } = run('--help');
+    expect(status).toBe(0);
+    for (const command of ['serve', 'sites', 'keys', 'users', 'import', 'seed', 'explain'])
+      expect(stdout).toContain(`odata-engine ${command}`);
+    expect(run('help', 'seed').stdout).toContain('--rows N');
   });
 });
