@@ -417,32 +417,52 @@ class Binder {
     return this.bindInItems(expr, left, items);
   }
 
+  /**
+   * `x in (a, b, ...)` is `x eq a or x eq b ...` (SEMANTICS.md), so each item is compared with the left side in the
+   * type those two promote to, not in one type for the whole list: a Double item must not turn the comparison of a
+   * Decimal with a Decimal item into Doubles. Items of one promoted type share an `in` node (one IN list in SQL);
+   * several types give an `or` of `in` nodes, each with the left side promoted for its items.
+   */
   private bindInItems(expr: InExpr, left: BoundExpr, items: BoundExpr[]): BoundExpr {
-    let type: BoundType = left.type;
-    for (const item of items) {
-      this.unify(left, item, () =>
-        this.fail('TypeMismatch', item.span, `Cannot compare ${left.type} with ${item.type} in 'in'`),
-      );
-      if (type === 'null') type = item.type;
-      else if (item.type !== 'null' && item.type !== type && isNumeric(type) && isNumeric(item.type))
-        type = widerNumeric(type, item.type);
-      else if (item.type === 'Edm.DateTimeOffset' && type === 'Edm.Date') type = 'Edm.DateTimeOffset';
-    }
-    if (type === 'null') return { kind: 'in', type: 'Edm.Boolean', nullable: false, left, items, span: expr.span };
-    const common = type;
-    const promoted = items.map((item) =>
-      item.type === 'Edm.String' && common === 'Edm.Duration' && item.kind === 'literal'
-        ? this.stringToDuration(item)!
-        : this.promote(item, common),
-    );
-    return {
+    const node = (l: BoundExpr, list: readonly BoundExpr[]): BoundExpr => ({
       kind: 'in',
       type: 'Edm.Boolean',
       nullable: false,
-      left: this.promote(left, common),
-      items: promoted,
+      left: l,
+      items: list,
       span: expr.span,
-    };
+    });
+    const groups = new Map<BoundType, { left: BoundExpr; items: BoundExpr[] }>();
+    let nulls = 0;
+    for (const item of items) {
+      const [l, r] = this.unify(left, item, () =>
+        this.fail('TypeMismatch', item.span, `Cannot compare ${left.type} with ${item.type} in 'in'`),
+      );
+      if (r.type === 'null') {
+        nulls++;
+        continue;
+      }
+      const type = l.type === 'null' ? 'null' : r.type;
+      const group = groups.get(type) ?? { left: l, items: [] };
+      group.items.push(r);
+      groups.set(type, group);
+    }
+    // `null in (...)` and `x in (null)` compare with null only: no promotion to make
+    if (groups.size === 0) return node(left, items);
+    const all = [...groups.values()];
+    // a null item (x eq null) means the same in any type: it joins the first group
+    if (nulls > 0) all[0]!.items.push(...items.filter((item) => item.type === 'null'));
+    return all
+      .map((group) => node(group.left, group.items))
+      .reduce((or, next): BoundExpr => ({
+        kind: 'logical',
+        type: 'Edm.Boolean',
+        nullable: false,
+        operator: 'or',
+        left: or,
+        right: next,
+        span: expr.span,
+      }));
   }
 
   // ── functions ─────────────────────────────────────────────────────────────

@@ -126,3 +126,39 @@ describe('an $orderby item that is the same for every row does not change the or
     for (const [backend, answer] of Object.entries(answers)) expect(answer, backend).toEqual([3, 1, 4, 2]);
   });
 });
+
+describe("'in' compares each item in the type it promotes to with the left side, as the 'or' of 'eq's", () => {
+  check([
+    ['a Double item beside a Decimal (the fuzzer case)', '$filter=D in (12345678901.2345000001,1e0)', 'thing', [1]],
+    ['the same as eq ... or eq', '$filter=D eq 12345678901.2345000001 or D eq 1e0', 'thing', [1]],
+    ['Decimal items stay exact beside a Double', '$filter=D in (12345678901.2345,2e0)', 'thing', [2]],
+    ['an Int64 beside a Double', '$filter=L in (-9007199254740992,1e10)', 'thing', []],
+    ['an Int64 beside a Double, exact match', '$filter=L in (-9007199254740993,7e0)', 'thing', [1, 3]],
+    [
+      'Int32, Int64, Decimal, Double and null',
+      '$filter=I in (3,9223372036854775807,7.0,0e0,null)',
+      'thing',
+      [1, 2, 3, 4],
+    ],
+    ['a Date beside an instant', '$filter=Day in (2024-02-29,1970-01-01T00:00:00.001Z)', 'thing', [1]],
+    ['an instant beside dates', '$filter=At in (2024-02-29,1969-12-31T23:59:59.999Z,null)', 'thing', [2, 3, 4]],
+  ]);
+
+  it('binds a mixed list as an or of in nodes, one per promoted type', () => {
+    const filter = bind('$filter=D in (1.5,1e0,2,null)', 'thing').filter!;
+    expect(filter.kind).toBe('logical');
+    if (filter.kind !== 'logical') return;
+    const [decimal, double] = [filter.left, filter.right];
+    expect([decimal.kind, double.kind]).toEqual(['in', 'in']);
+    if (decimal.kind !== 'in' || double.kind !== 'in') return;
+    expect([decimal.left.type, decimal.items.map((i) => i.type)]).toEqual([
+      'Edm.Decimal',
+      ['Edm.Decimal', 'Edm.Decimal', 'null'],
+    ]);
+    expect([double.left.kind, double.left.type, double.items.map((i) => i.type)]).toEqual([
+      'convert',
+      'Edm.Double',
+      ['Edm.Double'],
+    ]);
+  });
+});
