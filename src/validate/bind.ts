@@ -1125,11 +1125,34 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
 }
 
 /**
+ * Whether an expression is null whatever the row: the null literal, and anything computed from it, since a function
+ * or an arithmetic operator of null is null (SEMANTICS.md). Comparisons, logic and `in` are never null this way.
+ */
+export function alwaysNull(expr: BoundExpr): boolean {
+  if (expr.type === 'null') return true; // the null literal, or a case whose every result is null
+  switch (expr.kind) {
+    case 'call':
+      return expr.args.some(alwaysNull);
+    case 'arithmetic':
+      return alwaysNull(expr.left) || alwaysNull(expr.right);
+    case 'convert':
+    case 'negate':
+    case 'cast':
+      return alwaysNull(expr.operand);
+    case 'case':
+      return expr.branches.every((b) => alwaysNull(b.result));
+    default:
+      return false;
+  }
+}
+
+/**
  * Whether an expression has the same value for every row: it reads no property, lambda or $count, or its value is
  * decided by types alone (`isof` of another type is false, an order comparison with null is false, arithmetic on
  * null is null). `now()` counts as constant: every row of a request sees the same instant (docs/backends.md).
  */
 export function rowIndependent(expr: BoundExpr): boolean {
+  if (alwaysNull(expr)) return true;
   switch (expr.kind) {
     case 'literal':
       return true;
@@ -1140,7 +1163,7 @@ export function rowIndependent(expr: BoundExpr): boolean {
     case 'convert':
     case 'negate':
     case 'cast':
-      return expr.operand.type === 'null' || rowIndependent(expr.operand);
+      return rowIndependent(expr.operand);
     case 'not':
       return rowIndependent(expr.operand);
     case 'isof':
@@ -1148,6 +1171,7 @@ export function rowIndependent(expr: BoundExpr): boolean {
     case 'comparison': {
       const { left, right, operator } = expr;
       if (left.type === 'null' || right.type === 'null') {
+        // (the emitter folds these; `x eq round(null)` reads x and is not folded, so it stays row-dependent)
         const other = left.type === 'null' ? right : left;
         return operator !== 'eq' && operator !== 'ne' ? true : !other.nullable || rowIndependent(other);
       }
@@ -1156,16 +1180,11 @@ export function rowIndependent(expr: BoundExpr): boolean {
     case 'logical':
       return rowIndependent(expr.left) && rowIndependent(expr.right);
     case 'arithmetic':
-      return (
-        expr.left.type === 'null' ||
-        expr.right.type === 'null' ||
-        (rowIndependent(expr.left) && rowIndependent(expr.right))
-      );
+      return rowIndependent(expr.left) && rowIndependent(expr.right);
     case 'in':
       return rowIndependent(expr.left) && expr.items.every(rowIndependent);
     case 'call':
-      // a function of null is null (SEMANTICS.md)
-      return expr.args.some((a) => a.type === 'null') || expr.args.every(rowIndependent);
+      return expr.args.every(rowIndependent);
     case 'case':
       return expr.branches.every((b) => rowIndependent(b.condition) && rowIndependent(b.result));
   }

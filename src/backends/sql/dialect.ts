@@ -22,6 +22,8 @@ export interface Dialect {
    * the parameter's value, for a dialect whose cast depends on it (MySQL sizes a DECIMAL to the literal's digits).
    */
   typedParam(param: Sql, type: EdmPrimitiveType, value?: SqlParam): Sql;
+  /** A null of an EDM type, where an untyped NULL would leave the database unable to choose an operator. */
+  typedNull(type: EdmPrimitiveType): Sql;
   /** The Boolean constants, as this dialect's WHERE accepts them. */
   readonly true: Sql;
   readonly false: Sql;

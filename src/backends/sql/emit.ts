@@ -10,6 +10,7 @@ import { isIntegral, isNumeric } from '../../model/edm.js';
 import type { EntityType, NavigationProperty, Property } from '../../model/schema.js';
 import { errorAt, ODataError } from '../../errors.js';
 import type { BoundExpr, BoundQuery, PropertySource } from '../../validate/bound.js';
+import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
 import type { Dialect, SqlDialectName, SqlParam, Sql } from './dialect.js';
 import { encodeLiteral } from './storage.js';
@@ -255,6 +256,9 @@ export class SqlEmitter {
 
   private valueOf(expr: BoundExpr): Sql {
     const d = this.dialect;
+    // A function or operator of null is null (SEMANTICS.md), whatever this dialect could or could not translate of
+    // the rest; typed, because PostgreSQL cannot choose an operator for an unknown-typed NULL (`-(NULL)`).
+    if (expr.type !== 'null' && alwaysNull(expr)) return d.typedNull(expr.type);
     switch (expr.kind) {
       case 'literal':
         return this.literal(expr.value, expr);
@@ -282,7 +286,10 @@ export class SqlEmitter {
         return expr.operand.nullable ? `(${this.value(expr.operand)} IS NOT NULL)` : d.true;
       case 'case': {
         const branches = expr.branches
-          .map((b) => `WHEN ${this.boolean(b.condition, 'where')} THEN ${this.value(b.result)}`)
+          .map(
+            (b) =>
+              `WHEN ${this.boolean(b.condition, 'where')} THEN ${b.result.type === 'null' && expr.type !== 'null' ? d.typedNull(expr.type) : this.value(b.result)}`,
+          )
           .join(' ');
         return `(CASE ${branches} END)`;
       }
@@ -311,7 +318,7 @@ export class SqlEmitter {
 
   private convert(operand: BoundExpr, to: EdmPrimitiveType, expr: BoundExpr): Sql {
     const from = operand.type;
-    if (from === 'null') return 'NULL';
+    if (from === 'null') return this.dialect.typedNull(to);
     if (from === to) return this.value(operand);
     if (from === 'Edm.Date' && to === 'Edm.DateTimeOffset') return this.dialect.dateToInstant(this.value(operand));
     if (isNumeric(from) && isNumeric(to)) return this.dialect.convertNumber(this.value(operand), from, to);
@@ -515,7 +522,8 @@ export class SqlEmitter {
     const d = this.dialect;
     const { operator, type } = expr;
     const operandType = expr.left.type === 'null' ? expr.right.type : expr.left.type;
-    if (expr.left.type === 'null' || expr.right.type === 'null') return 'NULL';
+    // null in, null out (SEMANTICS.md), typed so that an operator applied to it can be chosen
+    if (expr.left.type === 'null' || expr.right.type === 'null') return d.typedNull(type);
     if (!isNumeric(type) || !isNumeric(operandType as EdmPrimitiveType)) {
       throw this.unsupported(expr, `${operator} on ${operandType}`);
     }
@@ -647,7 +655,7 @@ export class SqlEmitter {
     const d = this.dialect;
     const from = expr.operand.type;
     const to = expr.type;
-    if (from === 'null') return 'NULL';
+    if (from === 'null') return d.typedNull(to);
     if (from === to) return this.value(expr.operand);
     const a = this.value(expr.operand);
     if (from === 'Edm.Date' && to === 'Edm.DateTimeOffset') return d.dateToInstant(a);

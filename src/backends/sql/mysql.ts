@@ -48,6 +48,7 @@ export const mysqlDialect: Dialect = {
         return param;
     }
   },
+  typedNull: () => 'NULL', // MySQL resolves NULL in any operator or function
   true: 'TRUE',
   false: 'FALSE',
   nullSafeEqual: (a, b) => `(${a} <=> ${b})`,

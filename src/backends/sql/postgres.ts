@@ -43,6 +43,8 @@ export const postgresDialect: Dialect = {
   quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
   placeholder: (index) => `$${index + 1}`,
   typedParam: (param, type) => `${param}::${casts[type] ?? 'text'}`,
+  // `-(NULL)`, `EXTRACT(DAY FROM NULL)`: an unknown-typed NULL matches several operators and functions
+  typedNull: (type) => `NULL::${casts[type] ?? 'text'}`,
   true: 'TRUE',
   false: 'FALSE',
   nullSafeEqual: (a, b) => `(${a} IS NOT DISTINCT FROM ${b})`,

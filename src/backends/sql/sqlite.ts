@@ -17,6 +17,8 @@ export const sqliteDialect: Dialect = {
   quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
   placeholder: () => '?',
   typedParam: (param) => param,
+  typedNull: () => 'NULL', // SQLite's values carry their types
+
   true: '1',
   false: '0',
   nullSafeEqual: (a, b) => `(${a} IS ${b})`,

@@ -162,3 +162,38 @@ describe("'in' compares each item in the type it promotes to with the left side,
     ]);
   });
 });
+
+describe('a function of null, and an operator on it, is null on every database (typed where one needs it)', () => {
+  const all = [1, 2, 3, 4];
+  check([
+    ['round(null) divby a Decimal (the fuzzer case)', '$filter=round(null) divby D eq null', 'thing', all],
+    ['ceiling(null) cast to a string', '$filter=cast(ceiling(null),Edm.String) eq null', 'thing', all],
+    ['negated quotient by null', '$filter=-(0.5e0 divby null) eq null', 'thing', all],
+    [
+      'day, month and fractionalseconds of null',
+      '$filter=day(null) eq null and month(null) eq null and fractionalseconds(null) eq null',
+      'thing',
+      all,
+    ],
+    [
+      'a function of null compared with a value',
+      '$filter=length(null) lt 3 or floor(null) ge D or year(null) eq I',
+      'thing',
+      [2],
+    ],
+    [
+      'null in every argument position',
+      '$filter=substring(S,null) eq null and substring(null,1,2) eq null and substring(S,1,null) eq null and concat(S,null) eq null and indexof(null,S) eq null and contains(S,null) eq null',
+      'thing',
+      all,
+    ],
+    [
+      'arithmetic on null operands',
+      '$filter=(null add I) eq null and (L mul null) eq null and (null mod D) eq null and (F sub null) eq null and (null div 2) eq null',
+      'thing',
+      all,
+    ],
+    ['a case whose result is null', '$filter=-case(B:null,true:D) eq null', 'thing', [1, 4]],
+    ['a null result among typed ones', '$orderby=case(B:null,true:D) desc', 'thing', [2, 3, 1, 4]],
+  ]);
+});
