@@ -58,7 +58,10 @@ export const errorCatalog = {
     meaning: 'The credential (or, for failed sign-ins, the client address) sent more requests than its rate allows.',
   },
   HeadersTooLarge: { status: 431, meaning: 'The request headers are larger than the server accepts.' },
-  NotImplemented: { status: 501, meaning: 'A valid OData system query option this service does not implement.' },
+  NotImplemented: {
+    status: 501,
+    meaning: 'A valid OData system query option or resource ($batch, $ref...) this service does not implement.',
+  },
   ServiceUnavailable: {
     status: 503,
     meaning: 'The server is shutting down, its database is unreachable, or every database connection is busy.',
