@@ -58,6 +58,11 @@ export interface ServiceOptions {
   readonly backend: Backend;
   /** Most entities in one response; more come through @odata.nextLink (default 100). */
   readonly pageSize?: number;
+  /**
+   * Most bytes of entities in one page (default 4 MiB): a page ends early, with its next link, when the next entity
+   * would pass it, so that a few very large records cannot make one answer huge. A page holds at least one entity.
+   */
+  readonly maxPageBytes?: number;
   /** Largest request body in bytes (default 16 MiB: a 10 MiB attachment is about 13.4 MiB of base64). */
   readonly maxBodyBytes?: number;
   /** Limits for query options (validateQuery); the service caps $top at nothing beyond the page size. */
@@ -120,6 +125,7 @@ function httpError(code: keyof typeof errorCatalog, message: string, target?: st
 export class ODataService {
   private readonly backend: Backend;
   private readonly pageSize: number;
+  private readonly maxPageBytes: number;
   readonly maxBodyBytes: number;
   private readonly limits: Partial<QueryLimits>;
   private readonly metadataXml = toCsdlXml(plantDataModel);
@@ -134,6 +140,8 @@ export class ODataService {
     this.pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1)
       throw new RangeError(`pageSize must be a positive integer, not ${options.pageSize}`);
+    this.maxPageBytes = options.maxPageBytes ?? 4 * 1024 * 1024;
+    if (!(this.maxPageBytes >= 1)) throw new RangeError(`maxPageBytes must be positive, not ${options.maxPageBytes}`);
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.limits = options.limits ?? {};
     this.limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
@@ -573,9 +581,6 @@ export class ODataService {
     const format = this.jsonFormat(c);
     const plan = this.readPlan(c, set, parent);
     const { raw, count } = await c.store.runRead(plan.statements);
-    const rows = raw.length > plan.pageTop ? raw.slice(0, plan.pageTop) : raw;
-    const remaining = plan.top === undefined ? undefined : plan.top - rows.length;
-    const more = raw.length > plan.pageTop && (remaining === undefined || remaining > 0);
     const write = format.ieee754Compatible ? plan.writeCompatible : plan.write;
     let body =
       format.metadata === 'none'
@@ -585,9 +590,26 @@ export class ODataService {
     if (count !== undefined)
       body += format.ieee754Compatible ? `"@odata.count":"${count}",` : `"@odata.count":${count},`;
     body += '"value":[';
-    for (let i = 0; i < rows.length; i++) body += `${i === 0 ? '' : ','}{${write(rows[i]!)}}`;
+    // up to a page of rows, and no further than maxPageBytes once one is written
+    const available = Math.min(raw.length, plan.pageTop);
+    let written = 0;
+    // a UTF-8 byte count costs about 1 µs per entity: while 3 bytes per character would still fit, the characters
+    // are counted instead, and the bytes only once the page could come near the cap
+    let bytes: number | undefined;
+    for (; written < available; written++) {
+      const entity = `${written === 0 ? '' : ','}{${write(raw[written]!)}}`;
+      if (bytes === undefined && (body.length + entity.length) * 3 > this.maxPageBytes) bytes = Buffer.byteLength(body);
+      if (bytes !== undefined) {
+        const size = Buffer.byteLength(entity);
+        if (written > 0 && bytes + size > this.maxPageBytes) break;
+        bytes += size;
+      }
+      body += entity;
+    }
     body += ']';
-    if (more) body += `,"@odata.nextLink":${JSON.stringify(nextLink(c, plan.skip + rows.length, remaining))}`;
+    const remaining = plan.top === undefined ? undefined : plan.top - written;
+    const more = (written < available || raw.length > plan.pageTop) && (remaining === undefined || remaining > 0);
+    if (more) body += `,"@odata.nextLink":${JSON.stringify(nextLink(c, plan.skip + written, remaining))}`;
     return { status: 200, headers: this.jsonHeaders(format), body: `${body}}` };
   }
 
