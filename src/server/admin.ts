@@ -6,6 +6,7 @@ import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/de
 import type { EntityType } from '../model/schema.js';
 import type { Backend } from './backend.js';
 import { checkActionBody, checkCreateBody } from './body.js';
+import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from './json-reader.js';
 import { demoRows, type DemoOptions, type DemoSetName } from './demo.js';
 import { AddComment, entitySetNames, type EntitySetName } from './model.js';
 import { collection, type Collection, type ContainedName } from './store/collections.js';
@@ -80,17 +81,25 @@ function typedFromCsv(entityType: EntityType | undefined, row: Row): Row {
   return out;
 }
 
-/** Records from a file's text: a JSON array of objects, or CSV. */
+/**
+ * Records from a file's text: a JSON array of objects, or CSV. JSON is read like a request body (json-reader.ts):
+ * numbers keep their exact digits for the checks, and a name twice in one record is refused.
+ */
 export function parseRecords(text: string, format: 'json' | 'csv', entityType?: EntityType): Row[] {
   if (format === 'csv') return parseCsv(text).map((row) => typedFromCsv(entityType, row));
-  let value: unknown;
+  let value: JsonValue;
   try {
-    value = JSON.parse(text);
+    value = readJson(text);
   } catch (error) {
-    throw new AdminError(`The file is not valid JSON: ${error instanceof Error ? error.message : ''}`);
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new AdminError(`The file is not valid JSON: ${error.message}`);
   }
   if (!Array.isArray(value)) throw new AdminError('A JSON import is an array of records');
-  return value as Row[];
+  return value.map((record, n) => {
+    if (record === null || typeof record !== 'object' || Array.isArray(record) || record instanceof JsonNumber)
+      throw new AdminError(`Record ${n + 1} is not a JSON object`);
+    return record;
+  });
 }
 
 const importer: Credential = { site: '', kind: 'user', name: 'import' };

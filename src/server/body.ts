@@ -2,8 +2,10 @@
 // (PATCH) and action calls. Everything is checked before anything is written, and every problem of a body is
 // reported at once: the first as the error, the others in `details`, each with `target` naming the field.
 //
-// Input is what the caller's JSON parser produced. Duplicate keys in the JSON text (`{"a":1,"a":2}`) are that
-// parser's business: JSON.parse keeps the last one, and nothing here can see the difference.
+// A body's text is read by `parseJsonBody` (json-reader.ts): numbers arrive as `JsonNumber`s holding the digits sent,
+// so an Edm.Decimal or Edm.Int64 is exactly what the client wrote, and a name twice in one object is refused there.
+// Values from elsewhere (`import`'s CSV, embedders, tests) may be plain JavaScript numbers: a decimal is then read by
+// its shortest round-trip text, and an Int64 must be a safe integer.
 //
 // Names are looked up in the entity type's Map, never on an object, and rows are built in a Map and returned as
 // plain objects of own data properties (Object.fromEntries defines, never assigns): `__proto__`, `constructor` and
@@ -15,6 +17,7 @@ import type { EdmPrimitiveType } from '../model/edm.js';
 import type { ActionDefinition, EntityType, PropertyDefinition } from '../model/schema.js';
 import { parseDuration } from '../syntax/literals.js';
 import { suggest } from '../validate/suggest.js';
+import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from './json-reader.js';
 
 export type Row = Record<string, unknown>;
 
@@ -26,20 +29,17 @@ export interface BodyOptions {
   readonly maxBinaryBytes?: number;
 }
 
-/** A request body's JSON text as the value the checks below read; a 400 `InvalidBody` when it is not JSON. */
-export function parseJsonBody(text: string): unknown {
+/**
+ * A request body's JSON text as the value the checks below read, numbers with their exact digits; a 400
+ * `InvalidBody` with the position when it is not JSON (or nests deeper than 100).
+ */
+export function parseJsonBody(text: string): JsonValue {
   try {
-    return JSON.parse(text) as unknown;
+    return readJson(text);
   } catch (error) {
-    throw invalidJson(error);
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new ODataError('InvalidBody', `The body is not valid JSON: ${error.message}`, { position: error.position });
   }
-}
-
-function invalidJson(error: unknown): ODataError {
-  return new ODataError(
-    'InvalidBody',
-    `The body is not valid JSON: ${error instanceof Error ? error.message.slice(0, 120) : ''}`,
-  );
 }
 
 /** The default cap on a decoded Binary value (POAttachments.ContentBase64: 10 MiB, MODEL.md). */
@@ -419,10 +419,7 @@ function expectation(type: EdmPrimitiveType, offsetless: string | undefined): st
     case 'Edm.Int32':
       return `an integer JSON number between ${INT32_MIN} and ${INT32_MAX} (Edm.Int32)`;
     case 'Edm.Int64':
-      return (
-        `an integer between ${INT64_MIN} and ${INT64_MAX} (Edm.Int64): a JSON number up to ±9007199254740991 ` +
-        'or a string of digits'
-      );
+      return `an integer between ${INT64_MIN} and ${INT64_MAX} (Edm.Int64): a JSON number or a string of digits`;
     case 'Edm.Decimal':
       return 'a decimal number (Edm.Decimal): a JSON number or a numeric string such as "12.50"';
     case 'Edm.Double':
@@ -494,14 +491,24 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
     case 'Edm.Boolean':
       return typeof value === 'boolean' ? accept(value) : wrong();
     case 'Edm.Int32': {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX)
-        return wrong();
-      return checkBounds(name, property, value === 0 ? 0 : value, parseDecimal(value)!);
+      // read as JSON.parse reads it (the nearest double), as before exact reading
+      const n = value instanceof JsonNumber ? value.toNumber() : value;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < INT32_MIN || n > INT32_MAX) return wrong();
+      return checkBounds(name, property, n === 0 ? 0 : n, parseDecimal(n)!);
     }
     case 'Edm.Int64': {
       let n: bigint;
-      if (typeof value === 'number') {
+      if (value instanceof JsonNumber) {
+        // exact: the digits sent, whatever their size (`1.0`, `1e3` and `-0` are integers too)
+        const decimal = value.text.length <= MAX_DECIMAL_TEXT ? parseDecimal(value.text) : undefined;
+        if (decimal === undefined || decimal.exponent < 0) return wrong();
+        // more than 19 digits is out of range: no BigInt is built for `1e6000`
+        if (decimalDigits(decimal).integer > 19) return wrong('out of range');
+        n = decimal.coefficient * 10n ** BigInt(decimal.exponent);
+        if (n < INT64_MIN || n > INT64_MAX) return wrong('out of range');
+      } else if (typeof value === 'number') {
         if (!Number.isInteger(value)) return wrong();
+        // a JavaScript number this large may have lost digits already (a body's JsonNumber has not)
         if (!Number.isSafeInteger(value))
           return wrong('an integer beyond ±9007199254740991 must be sent as a string of digits to stay exact');
         n = BigInt(value);
@@ -518,7 +525,11 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
     }
     case 'Edm.Decimal': {
       let decimal: Decimal | undefined;
-      if (typeof value === 'number') decimal = parseDecimal(value);
+      if (value instanceof JsonNumber) {
+        if (value.text.length > MAX_DECIMAL_TEXT) return wrong(`more than ${MAX_DECIMAL_TEXT} characters`);
+        decimal = parseDecimal(value.text);
+        if (decimal === undefined) return wrong('its exponent is out of range');
+      } else if (typeof value === 'number') decimal = parseDecimal(value);
       else if (typeof value === 'string' && value.length <= MAX_DECIMAL_TEXT) decimal = parseDecimal(value);
       if (decimal === undefined) return wrong();
       const digits = decimalDigits(decimal);
@@ -555,8 +566,10 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
       return checkBounds(name, property, decimalToString(decimal), decimal);
     }
     case 'Edm.Double': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) return wrong();
-      return checkBounds(name, property, value, parseDecimal(value)!);
+      const n = value instanceof JsonNumber ? value.toNumber() : value;
+      if (typeof n !== 'number') return wrong();
+      if (!Number.isFinite(n)) return wrong(value instanceof JsonNumber ? 'beyond the range of a double' : undefined);
+      return checkBounds(name, property, n, parseDecimal(n)!);
     }
     case 'Edm.Date': {
       if (typeof value !== 'string') return wrong();
@@ -724,6 +737,11 @@ function describe(value: unknown): string {
     return quoted.endsWith('…') ? `${quoted} (${codePointLength(value)} characters)` : quoted;
   }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof JsonNumber) {
+    // the digits sent, cut like a string (a number may be 400 digits long)
+    const shown = truncate(value.text, QUOTE_LIMIT);
+    return shown.length === value.text.length ? shown : `${shown} (${value.text.length} characters)`;
+  }
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;

@@ -10,9 +10,12 @@ import {
   checkBusinessRules,
   checkCreateBody,
   checkUpdateBody,
+  parseJsonBody,
   type BodyOptions,
   type Row,
 } from '../../src/server/body.js';
+import { JsonNumber } from '../../src/server/json-reader.js';
+import { decimalSent } from './decimal-forms.js';
 import {
   AddComment,
   BlanketPO,
@@ -848,6 +851,209 @@ describe('Binary size caps (413)', () => {
 });
 
 // ── instants read in a time zone ────────────────────────────────────────────────────────────────
+
+// ── bodies read from JSON text: numbers with the digits sent ───────────────────────────────────
+
+describe('numbers in a JSON body keep the digits sent (parseJsonBody)', () => {
+  /** The body text `{"<field>":<json>}` through parseJsonBody and a create of `type`. */
+  const create = (type: EntityType, field: string, json: string, options: BodyOptions = {}): Row =>
+    checkCreateBody(looseType(type, field), parseJsonBody(`{"${field}":${json}}`), options);
+  const refusal = (type: EntityType, field: string, json: string): ODataError =>
+    errorOf(() => create(type, field, json));
+  const fourHundredDigits = `1.${'0'.repeat(397)}1`;
+
+  const decimals: [field: string, json: string, stored: string][] = [
+    // a double holds 1234567890123.4568 and 100000000000000: the digits sent are what is stored
+    ['FreightAmount', '1234567890123.4567', '1234567890123.4567'],
+    ['FreightAmount', '99999999999999.9999', '99999999999999.9999'],
+    ['FreightAmount', '-99999999999999.9999', '-99999999999999.9999'],
+    ['FreightAmount', '0.0001', '0.0001'],
+    ['FreightAmount', '1.5E+3', '1500'],
+    ['FreightAmount', '1.5e3', '1500'],
+    ['FreightAmount', '15000E-1', '1500'],
+    ['FreightAmount', '-0', '0'],
+    ['FreightAmount', '0.10', '0.1'],
+    ['FreightAmount', '12345678901234.5678000', '12345678901234.5678'],
+    ['FreightAmount', `12.34${'0'.repeat(394)}`, '12.34'], // 400 characters, trailing zeros
+    ['FreightAmount', '1e-4', '0.0001'],
+  ];
+  it.each(decimals)('PurchaseOrders.%s: %s is stored as %s', (field, json, stored) => {
+    expect(create(PurchaseOrder, field, json)).toEqual({ [field]: stored });
+    expect(create(PurchaseOrder, field, JSON.stringify(json))).toEqual({ [field]: stored }); // as a string too
+  });
+
+  it('a decimal a double would round into range or to zero is refused by its facets, with the digits sent', () => {
+    expect(refusal(PurchaseOrder, 'FreightAmount', '1e-400').message).toBe(
+      'FreightAmount must have at most 4 digits after the decimal point (Edm.Decimal, precision 18, scale 4); received 1e-400',
+    );
+    expect(refusal(PurchaseOrder, 'FreightAmount', fourHundredDigits).message).toBe(
+      'FreightAmount must have at most 4 digits after the decimal point (Edm.Decimal, precision 18, scale 4); ' +
+        `received 1.${'0'.repeat(38)}… (400 characters)`,
+    );
+    expect(refusal(PurchaseOrder, 'FreightAmount', '100000000000000.0001').message).toMatch(
+      /^FreightAmount must have at most 14 digits before the decimal point .*; received 100000000000000\.0001$/,
+    );
+    expect(refusal(PRLineItem, 'Quantity', '0.0000000000000000001').message).toMatch(/at most 2 digits after/);
+    expect(refusal(PurchaseOrder, 'FreightAmount', '1e99999').message).toMatch(
+      /^FreightAmount must be a decimal number .*; received 1e99999 \(its exponent is out of range\)$/,
+    );
+    expect(refusal(PurchaseOrder, 'FreightAmount', '1'.repeat(1001)).message).toMatch(
+      /; received 1{40}… \(1001 characters\) \(more than 1000 characters\)$/,
+    );
+  });
+
+  it('Int64 is exact over its whole range', () => {
+    const int64: [json: string, stored: unknown][] = [
+      ['9223372036854775807', '9223372036854775807'],
+      ['-9223372036854775808', '-9223372036854775808'],
+      ['9007199254740993', '9007199254740993'], // JSON.parse gives 9007199254740992
+      ['9007199254740991', 9007199254740991],
+      ['922337203685477580.7e1', '9223372036854775807'],
+      ['1e3', 1000],
+      ['1.0', 1],
+      ['-0', 0],
+    ];
+    for (const [json, stored] of int64) expect(create(Sample, 'Big', json), json).toEqual({ Big: stored });
+    for (const json of ['9223372036854775808', '-9223372036854775809', '1e19', '1e6000', '-1e400'])
+      expect(refusal(Sample, 'Big', json).message, json).toMatch(new RegExp(`; received ${json} \\(out of range\\)$`));
+    for (const json of ['1.5', '1e-400', '9223372036854775807.5'])
+      expect(refusal(Sample, 'Big', json).message, json).toMatch(
+        /^Big must be an integer between -9223372036854775808 and 9223372036854775807 \(Edm\.Int64\): a JSON number or a string of digits; received /,
+      );
+    // a computed Int64 sent anyway is named with the digits sent
+    expect(
+      errorOf(() => checkCreateBody(POAttachment, parseJsonBody('{"SizeBytes":9223372036854775807}'))).message,
+    ).toBe('SizeBytes is set by the server and cannot be sent in a POAttachment body; received 9223372036854775807');
+  });
+
+  it('Edm.Double is the nearest double of the text, as JSON.parse reads it', () => {
+    expect(create(Sample, 'Real', '1234567890123.4567')).toEqual({ Real: 1234567890123.4568 });
+    expect(create(Sample, 'Real', '0.1')).toEqual({ Real: 0.1 });
+    expect(create(Sample, 'Real', '1e-400')).toEqual({ Real: 0 });
+    expect(create(Sample, 'Real', '-1.5E+3')).toEqual({ Real: -1500 });
+    expect(refusal(Sample, 'Real', '1e400').message).toBe(
+      'Real must be a JSON number (Edm.Double); received 1e400 (beyond the range of a double)',
+    );
+    expect(create(Sample, 'RealBounded', '1.00000000000000001')).toEqual({ RealBounded: 1 });
+    expect(refusal(Sample, 'RealBounded', '1.0000000000000002').message).toBe(
+      'RealBounded must be greater than 0 and at most 1; received 1.0000000000000002',
+    );
+  });
+
+  it('Edm.Int32 reads as before: the nearest double must be an integer in range', () => {
+    expect(create(PurchaseRequest, 'Priority', '3.0')).toEqual({ Priority: 3 });
+    expect(create(PurchaseRequest, 'Priority', '4e0')).toEqual({ Priority: 4 });
+    expect(create(PRLineItem, 'LineNumber', '-0')).toEqual({ LineNumber: 0 });
+    expect(create(PRLineItem, 'LineNumber', '2147483647')).toEqual({ LineNumber: 2147483647 });
+    expect(refusal(PRLineItem, 'LineNumber', '2147483648').message).toMatch(/\(Edm\.Int32\); received 2147483648$/);
+    expect(refusal(PurchaseRequest, 'Priority', '2.5').message).toMatch(/\(Edm\.Int32\); received 2\.5$/);
+  });
+
+  it('action parameters are read the same way', () => {
+    const labor = (hours: string) =>
+      checkActionBody(
+        RemoveActualLabor,
+        parseJsonBody(`{"Craft":"MECH","Hours":${hours},"PeopleID":"P1","StartDate":"2024-02-09T18:45:00Z"}`),
+      );
+    expect(labor('9999999999.99')['Hours']).toBe('9999999999.99');
+    expect(labor('1.50E0')['Hours']).toBe('1.5');
+    // a double reads 1.0000000000000001 as 1, which would match (and remove) a 1-hour record
+    expect(errorOf(() => labor('1.0000000000000001')).target).toBe('Hours');
+  });
+
+  it('a number of the wrong type is quoted with the digits sent', () => {
+    expect(refusal(PurchaseOrder, 'VendorID', '12345678901234567890').message).toBe(
+      'VendorID must be a JSON string (Edm.String); received 12345678901234567890',
+    );
+    expect(errorOf(() => checkCreateBody(PurchaseOrder, parseJsonBody('1e400'))).message).toBe(
+      'The request body must be a JSON object; received 1e400',
+    );
+  });
+
+  it('property: decimals of every precision and scale of the model, as JSON numbers and as strings, keep every digit', () => {
+    const fields = [
+      ...writableSets.flatMap((set) =>
+        [...typeOfSet(set).properties.values()].map((p) => [typeOfSet(set), p] as const),
+      ),
+    ].filter(([, p]) => p.type === 'Edm.Decimal' && p.computed !== true);
+    expect(new Set(fields.map(([, p]) => `${p.precision},${p.scale}`))).toEqual(new Set(['18,4', '12,2']));
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(...fields)
+          .chain(([type, p]) =>
+            fc.tuple(
+              fc.constant(type),
+              fc.constant(p),
+              decimalSent(p.precision!, p.scale!, p.minimum !== undefined),
+              fc.boolean(),
+            ),
+          ),
+        ([type, p, sent, asString]) => {
+          const json = asString ? JSON.stringify(sent.token) : sent.token;
+          const body = parseJsonBody(`{${JSON.stringify(p.name)}:${json}}`);
+          expect(checkCreateBody(looseType(type, p.name), body)).toEqual({ [p.name]: sent.canonical });
+          expect(checkUpdateBody(type, { ...keyFor(type), ...(body as object) }, {}).changes).toEqual({
+            [p.name]: sent.canonical,
+          });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('body text that is not JSON, or is hostile', () => {
+  const invalidBody = (text: string): ODataError => {
+    const error = errorOf(() => parseJsonBody(text));
+    expect([error.status, error.code, error.target]).toEqual([400, 'InvalidBody', undefined]);
+    return error;
+  };
+
+  it('says what was expected and where', () => {
+    const error = invalidBody('{"RequestedBy":"KIM",}');
+    expect(error.message).toBe(
+      "The body is not valid JSON: expected a property name in double quotes at position 21; found '}'",
+    );
+    expect(error.position).toBe(21);
+    expect(invalidBody('').message).toBe(
+      'The body is not valid JSON: expected a value (a string, number, object, array, true, false or null) at position 0; found the end of the text',
+    );
+    expect(invalidBody('{"Notes":"a\u0001"}').message).toBe(
+      'The body is not valid JSON: the control character U+0001 must be escaped in a string at position 11',
+    );
+  });
+
+  it('a name sent twice is refused, whatever the values', () => {
+    expect(invalidBody('{"VendorID":"V","Status":"Approved","Status":"Draft"}').message).toBe(
+      'The body is not valid JSON: the name "Status" appears twice in one object at position 36',
+    );
+    expect(invalidBody('{"a":1,"a":1}').message).toMatch(/the name "a" appears twice/);
+  });
+
+  it('100,000 [ and deep objects are a clean 400', () => {
+    expect(invalidBody('['.repeat(100_000)).message).toBe(
+      'The body is not valid JSON: arrays and objects are nested more than 100 deep at position 100',
+    );
+    expect(invalidBody(`{"Notes":${'{"a":'.repeat(100_000)}`).message).toMatch(/nested more than 100 deep/);
+  });
+
+  it('__proto__ in a body is an unknown field and pollutes nothing', () => {
+    const body = parseJsonBody('{"VendorID":"V","__proto__":{"polluted":true}}');
+    expect(Object.getPrototypeOf(body)).toBeNull();
+    expect(problems(errorOf(() => checkCreateBody(PurchaseOrder, body)))).toEqual([
+      { code: 'UnknownProperty', target: '__proto__', message: "PurchaseOrder has no field '__proto__'" },
+    ]);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('a JsonNumber from elsewhere is read like one from a body', () => {
+    expect(checkCreateBody(PurchaseOrder, { VendorID: 'V', FreightAmount: new JsonNumber('1e2') })).toEqual({
+      VendorID: 'V',
+      FreightAmount: '100',
+    });
+  });
+});
 
 describe('offset-less instants (MeterReadings.ReadingDate)', () => {
   const cases: [options: BodyOptions, sent: string, stored: string][] = [
