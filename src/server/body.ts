@@ -27,6 +27,8 @@ export interface BodyOptions {
   readonly offsetlessInstants?: readonly string[];
   /** Maximum decoded size of a Binary value; larger is a 413 (default 10 MiB). */
   readonly maxBinaryBytes?: number;
+  /** Maximum length in characters of a string whose property declares no maxLength (default 1,048,576). */
+  readonly maxStringLength?: number;
 }
 
 /**
@@ -44,6 +46,11 @@ export function parseJsonBody(text: string): JsonValue {
 
 /** The default cap on a decoded Binary value (POAttachments.ContentBase64: 10 MiB, MODEL.md). */
 const DEFAULT_MAX_BINARY_BYTES = 10 * 1024 * 1024;
+/**
+ * The default cap on a string whose property declares no maxLength: no field of a record is unbounded, so that a
+ * client cannot store values that make every read of the set too large to answer.
+ */
+export const DEFAULT_MAX_STRING_LENGTH = 1024 * 1024;
 /** At most this many problems are listed; the rest are counted in a last detail. */
 const MAX_PROBLEMS = 50;
 /** Received values are quoted up to this many characters in messages. */
@@ -287,6 +294,7 @@ interface Context {
   readonly timeZone: string;
   readonly offsetless: ReadonlySet<string>;
   readonly maxBinaryBytes: number;
+  readonly maxStringLength: number;
 }
 
 function makeContext(owner: string, member: Context['member'], options: BodyOptions): Context {
@@ -296,6 +304,7 @@ function makeContext(owner: string, member: Context['member'], options: BodyOpti
     timeZone: options.timeZone ?? 'UTC',
     offsetless: new Set(options.offsetlessInstants ?? []),
     maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES,
+    maxStringLength: options.maxStringLength ?? DEFAULT_MAX_STRING_LENGTH,
   };
 }
 
@@ -474,14 +483,14 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
           ),
         );
       }
-      if (property.maxLength !== undefined && value.length > property.maxLength) {
+      const maxLength = property.maxLength ?? context.maxStringLength;
+      if (value.length > maxLength) {
         const length = codePointLength(value);
-        if (length > property.maxLength) {
+        if (length > maxLength) {
           return reject(
             invalid(
               name,
-              `${name} must be at most ${property.maxLength} characters long; received ${length} characters: ` +
-                quoteCut(value),
+              `${name} must be at most ${maxLength} characters long; received ${length} characters: ` + quoteCut(value),
             ),
           );
         }

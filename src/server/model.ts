@@ -8,7 +8,9 @@
 // - A field keeps the length it has where MODEL.md states it: Account String(30), PartID String(40),
 //   VendorID/WorkOrderID/PRNumber/PONumber/BlanketPONumber String(20), Buyer/RequestedBy/people String(40),
 //   Description String(200) (Accounts: 100), UnitOfMeasure String(10), Currency String(3), PaymentTerms String(20);
-//   status-like vocabularies (Status, WorkType, DocumentType) String(20). Notes is unbounded.
+//   status-like vocabularies (Status, WorkType, DocumentType) String(20). Every string has a maximum (`string` requires
+//   one): Notes is String(4000) like a work-order Comment, since an unbounded field let a few huge values make every
+//   read of their set too large to answer.
 // - Nullability is as MODEL.md states it ("not null", keys, "required"); every other field is nullable, even one with a
 //   default (the default is applied when the field is omitted, not when it is sent as null). Server-computed fields the
 //   server always fills (timestamps, ids, sums, IsOpen, ExtendedPrice, UploadedBy) are non-null, and so are a
@@ -21,8 +23,8 @@ import { defineEntityType, defineModel, type ActionDefinition, type PropertyDefi
 
 type Facets = Omit<PropertyDefinition, 'type'>;
 
-function string(maxLength: number | undefined, facets: Facets = {}): PropertyDefinition {
-  return maxLength === undefined ? { type: 'Edm.String', ...facets } : { type: 'Edm.String', maxLength, ...facets };
+function string(maxLength: number, facets: Facets = {}): PropertyDefinition {
+  return { type: 'Edm.String', maxLength, ...facets };
 }
 const money = (facets: Facets = {}): PropertyDefinition => ({
   type: 'Edm.Decimal',
@@ -150,7 +152,7 @@ export const PurchaseRequest = defineEntityType({
     WorkOrderID: string(20),
     Account: string(30),
     SuggestedVendorID: string(20),
-    Notes: string(undefined),
+    Notes: string(4000),
     ...timestamps,
   },
   navigation: {
@@ -225,7 +227,7 @@ export const PurchaseOrder = defineEntityType({
     PRNumber: string(20),
     BlanketPONumber: string(20),
     Account: string(30),
-    Notes: string(undefined),
+    Notes: string(4000),
     ...timestamps,
   },
   navigation: {

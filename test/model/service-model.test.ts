@@ -181,7 +181,9 @@ describe('facts from MODEL.md', () => {
     expect(property(PurchaseRequest, 'Priority').default).toEqual({ value: 3 });
     expect(property(PurchaseRequest, 'PRNumber').default).toEqual({ generate: 'sequence', prefix: 'PR-', digits: 6 });
     expect(property(entityType('POLineItems'), 'LineNumber').default).toEqual({ generate: 'nextLineNumber' });
-    expect(property(PurchaseRequest, 'Notes').maxLength).toBeUndefined();
+    // bounded like a work-order Comment: unbounded notes made every read of their set too large to answer
+    expect(property(PurchaseRequest, 'Notes').maxLength).toBe(4000);
+    expect(property(entityType('PurchaseOrders'), 'Notes').maxLength).toBe(4000);
   });
 
   it('requires positive quantities and computes extended amounts as money', () => {
@@ -284,13 +286,20 @@ describe('consistency', () => {
     }
   });
 
-  it('bounds every string except Notes and gives every decimal a precision and scale', () => {
-    for (const type of types) {
-      for (const p of type.properties.values()) {
-        if (p.type === 'Edm.String' && p.name !== 'Notes')
-          expect(p.maxLength, `${type.name}.${p.name}`).toBeGreaterThan(0);
-        if (p.type === 'Edm.Decimal') expect([p.precision, p.scale], `${type.name}.${p.name}`).not.toContain(undefined);
-      }
+  it('bounds every string (entity types, contained types, action parameters) and gives every decimal a precision and scale', () => {
+    const members = [
+      ...types.flatMap((type) => [...type.properties.values()].map((p) => [`${type.name}.${p.name}`, p] as const)),
+      ...plantDataModel.actions.flatMap((action) =>
+        Object.entries(action.parameters).map(([name, p]) => [`${action.name}.${name}`, p] as const),
+      ),
+    ];
+    expect(members.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['WorkOrderComment.Comment', 'AddComment.Comment']),
+    );
+    for (const [name, p] of members) {
+      if (p.type === 'Edm.String') expect(p.maxLength, name).toBeGreaterThan(0);
+      if (p.type === 'Edm.String') expect(p.maxLength, name).toBeLessThanOrEqual(4000);
+      if (p.type === 'Edm.Decimal') expect([p.precision, p.scale], name).not.toContain(undefined);
     }
   });
 

@@ -1,6 +1,7 @@
 // Request bodies end to end (issue 12), on a real port over SQLite and the PostgreSQL server: numbers are stored
 // with the digits sent (JSON.parse would have made 1234567890123.4567 into …4568, refused 99999999999999.9999 and
-// stored 1e-400 as 0), in POST, PATCH, action parameters and `import`'s JSON files. Stored decimals are read back digit for
+// stored 1e-400 as 0), in POST, PATCH, action parameters and `import`'s JSON files; and every string has a maximum
+// (a 15 MiB Notes is refused instead of making every read of its set a 500). Stored decimals are read back digit for
 // digit from the raw answer text (a JSON.parse of the answer would lose the digits under test), as JSON numbers and,
 // with IEEE754Compatible=true, as strings; the server writes them canonically (no exponent, no trailing zeros).
 import fc from 'fast-check';
@@ -241,6 +242,43 @@ describe.each(kinds)('request body values on %s', (storage) => {
         expect([error.code, error.message, error.target]).toEqual(['InvalidBody', message, undefined]);
       }
       expect(await count('PurchaseRequests')).toBe(before);
+    });
+  });
+
+  describe('every string has a maximum', () => {
+    it.each(['PurchaseOrders', 'PurchaseRequests'])(
+      '%s.Notes: 4000 characters are stored, 4001 and 15 MiB are refused',
+      async (set) => {
+        const base = set === 'PurchaseOrders' ? '"VendorID":"V-7"' : '"RequestedBy":"KIM"';
+        const notes = 'ñ'.repeat(3999) + '🚀'; // 4000 code points
+        const created = await post(`/${set}`, `{${base},"Notes":${JSON.stringify(notes)}}`);
+        const text = await created.text();
+        expect(created.status, text).toBe(201);
+        const key = set === 'PurchaseOrders' ? 'PONumber' : 'PRNumber';
+        const path = `/${set}('${String(JSON.parse(text)[key])}')`;
+        expect(JSON.parse(await (await get(path)).text()).Notes).toBe(notes);
+        const before = await count(set);
+        for (const length of [4001, 15 * 1024 * 1024]) {
+          const error = await errorOf(await post(`/${set}`, `{${base},"Notes":"${'n'.repeat(length)}"}`));
+          expect([error.code, error.target]).toEqual(['InvalidBody', 'Notes']);
+          expect(error.message).toMatch(
+            new RegExp(`^Notes must be at most 4000 characters long; received ${length} characters`),
+          );
+        }
+        const patch = await errorOf(await write('PATCH', path, `{"Notes":"${'n'.repeat(4001)}"}`));
+        expect(patch.target).toBe('Notes');
+        expect(await count(set)).toBe(before);
+        expect(JSON.parse(await (await get(path)).text()).Notes).toBe(notes);
+        // the plain read of the set keeps answering
+        expect((await get(`/${set}`)).status).toBe(200);
+      },
+    );
+
+    it('$metadata shows MaxLength 4000 on Notes', async () => {
+      const xml = await (await get('/$metadata')).text();
+      const notes = xml.match(/<Property Name="Notes"[^>]*>/g) ?? [];
+      expect(notes).toHaveLength(2);
+      for (const property of notes) expect(property).toContain('MaxLength="4000"');
     });
   });
 });

@@ -10,6 +10,7 @@ import {
   checkBusinessRules,
   checkCreateBody,
   checkUpdateBody,
+  DEFAULT_MAX_STRING_LENGTH,
   parseJsonBody,
   type BodyOptions,
   type Row,
@@ -1052,6 +1053,66 @@ describe('body text that is not JSON, or is hostile', () => {
       VendorID: 'V',
       FreightAmount: '100',
     });
+  });
+});
+
+// ── string maxima ──────────────────────────────────────────────────────────────────────────────
+
+describe('every string has a maximum', () => {
+  it.each([
+    ['PurchaseOrder', PurchaseOrder],
+    ['PurchaseRequest', PurchaseRequest],
+  ] as const)('%s.Notes: at most 4000 characters (code points)', (_, type) => {
+    const base = type === PurchaseOrder ? { VendorID: 'V' } : { RequestedBy: 'u' };
+    expect(checkCreateBody(type, { ...base, Notes: 'n'.repeat(4000) }).Notes).toHaveLength(4000);
+    expect(checkCreateBody(type, { ...base, Notes: '🚀'.repeat(4000) }).Notes).toHaveLength(8000);
+    const error = errorOf(() => checkCreateBody(type, { ...base, Notes: 'n'.repeat(4001) }));
+    expect([error.status, error.target, error.message]).toEqual([
+      400,
+      'Notes',
+      `Notes must be at most 4000 characters long; received 4001 characters: "${'n'.repeat(40)}"…`,
+    ]);
+    const update = errorOf(() => checkUpdateBody(type, { ...keyFor(type), Notes: 'n'.repeat(15 * 1024 * 1024) }, {}));
+    expect([update.status, update.target]).toEqual([400, 'Notes']);
+  });
+
+  const Unbounded = defineEntityType({
+    name: 'Unbounded',
+    key: ['Id'],
+    properties: { Id: { type: 'Edm.Int32', default: { generate: 'nextLineNumber' } }, Text: { type: 'Edm.String' } },
+  });
+  const Greeting = {
+    name: 'Greet',
+    boundTo: 'Things',
+    parameters: { Text: { type: 'Edm.String' } },
+    returnType: 'Edm.Boolean',
+  } as const;
+
+  it('a string property without maxLength is capped at 1,048,576 characters by default', () => {
+    expect(DEFAULT_MAX_STRING_LENGTH).toBe(1024 * 1024);
+    const atCap = 'é'.repeat(DEFAULT_MAX_STRING_LENGTH);
+    expect(checkCreateBody(Unbounded, { Text: atCap }).Text).toBe(atCap);
+    const error = errorOf(() => checkCreateBody(Unbounded, { Text: `${atCap}é` }));
+    expect([error.status, error.code, error.target]).toEqual([400, 'InvalidBody', 'Text']);
+    expect(error.message).toMatch(
+      /^Text must be at most 1048576 characters long; received 1048577 characters: "é{40}"…$/,
+    );
+    expect(errorOf(() => checkUpdateBody(Unbounded, { Id: 1, Text: `${atCap}é` }, {})).target).toBe('Text');
+    expect(errorOf(() => checkActionBody(Greeting, { Text: `${atCap}é` })).target).toBe('Text');
+    // counted in code points, like a declared maxLength
+    expect(checkCreateBody(Unbounded, { Text: '🚀'.repeat(DEFAULT_MAX_STRING_LENGTH) }).Text).toHaveLength(
+      2 * DEFAULT_MAX_STRING_LENGTH,
+    );
+  });
+
+  it('the default cap is an option; a declared maxLength wins over it', () => {
+    expect(errorOf(() => checkCreateBody(Unbounded, { Text: 'abcd' }, { maxStringLength: 3 })).message).toBe(
+      'Text must be at most 3 characters long; received 4 characters: "abcd"',
+    );
+    expect(checkCreateBody(Unbounded, { Text: 'abc' }, { maxStringLength: 3 })).toEqual({ Text: 'abc' });
+    expect(
+      checkCreateBody(PurchaseOrder, { VendorID: 'V', Notes: 'n'.repeat(4000) }, { maxStringLength: 3 }).Notes,
+    ).toHaveLength(4000);
   });
 });
 
