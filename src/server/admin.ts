@@ -143,11 +143,13 @@ export async function importRecords(
 
 function withoutComputed(entityType: EntityType, record: Row, keep: readonly string[] = []): Row {
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return record;
-  const out: Row = {};
+  // defined, never assigned: a `__proto__` member of a record must stay a field (an unknown one, refused by the body
+  // checks), not become the copy's prototype
+  const out: Row = Object.create(null) as Row;
   for (const [name, value] of Object.entries(record)) {
     const property = entityType.properties.get(name);
     if (property?.computed === true && !keep.includes(name)) continue;
-    out[name] = value;
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

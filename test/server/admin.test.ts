@@ -90,6 +90,21 @@ describe.each(kinds)('import and seed on %s', (storage) => {
     ).rejects.toThrow(AdminError);
   });
 
+  it('refuses a __proto__ member of an imported record as an unknown field, on every target', async () => {
+    // as read from a file: JSON.parse (and the body reader) make `__proto__` an own member, not the prototype
+    const records = parseRecords(
+      '[{"WorkOrderID":"WO-PROTO","Description":"x","RequestedDate":"2024-01-01T00:00:00Z","__proto__":{"Priority":1}}]',
+      'json',
+    );
+    await expect(importRecords(s.backend, s.site, 'WorkOrders', records)).rejects.toThrow(/__proto__/);
+    const labor = parseRecords(
+      '[{"WorkOrderID":"WO-PROTO","PeopleID":"P","Craft":"C","Hours":1,"StartDate":"2024-01-01T00:00:00Z","__proto__":{}}]',
+      'json',
+    );
+    await expect(importRecords(s.backend, s.site, 'ActualLabor', labor)).rejects.toThrow(AdminError);
+    expect(({} as Record<string, unknown>)['Priority']).toBeUndefined();
+  });
+
   it('seeds an empty site with generated records, and refuses a site with records', async () => {
     const empty = `empty-${s.site}`;
     const total = await seedSite(s.backend, empty, { rows: 200 });
