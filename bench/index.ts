@@ -12,6 +12,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'validate', load: () => import('./validate.bench.js') },
   { name: 'memory', load: () => import('./memory.bench.js') },
   { name: 'sql', load: () => import('./sql.bench.js') },
+  { name: 'body', load: () => import('./body.bench.js') },
   { name: 'http', load: () => import('./http.bench.js') },
   { name: 'load', load: () => import('./load.bench.js') },
 ];

@@ -226,26 +226,12 @@ describe('hostile input', () => {
     expect((value as JsonNumber).text).toBe('1');
   });
 
-  it('a 13.4 MiB base64 string (a 10 MiB attachment) reads as JSON.parse reads it, and not much slower', () => {
+  // (its speed beside JSON.parse is measured by `npm run bench -- body`, not asserted here)
+  it('a 13.4 MiB base64 string (a 10 MiB attachment) reads as JSON.parse reads it', () => {
     const content = randomBytes(10 * 1024 * 1024).toString('base64');
     const text = JSON.stringify({ PONumber: 'PO-1', FileName: 'a.pdf', ContentBase64: content });
     const read = readJson(text) as Record<string, unknown>;
     expect(read['ContentBase64'] === content).toBe(true);
-    const best = (run: () => unknown): number => {
-      let fastest = Infinity;
-      for (let k = 0; k < 5; k++) {
-        const start = performance.now();
-        run();
-        fastest = Math.min(fastest, performance.now() - start);
-      }
-      return fastest;
-    };
-    const native = best(() => JSON.parse(text));
-    const reader = best(() => readJson(text));
-    // a reader that walks the string character by character in JavaScript is about 100 times slower
-    expect(reader, `readJson ${reader.toFixed(1)} ms, JSON.parse ${native.toFixed(1)} ms`).toBeLessThan(
-      4 * native + 20,
-    );
   });
 
   it('huge strings with escapes, unterminated, or with a raw control character at the end', () => {
