@@ -1,6 +1,6 @@
 // Exact Edm.Decimal arithmetic for the memory backend (SEMANTICS.md "Edm.Decimal": `0.1 add 0.2 eq 0.3`,
-// `1.5 eq 1.50`; "Decimal division that does not terminate keeps 20 digits after the point, rounded half
-// away from zero"; `mod` has the sign of the dividend; division or modulo by zero is null).
+// `1.5 eq 1.50`; "every decimal quotient is rounded half away from zero at 20 digits after the point, whether or
+// not it terminates"; `mod` has the sign of the dividend; division or modulo by zero is null).
 //
 // A value is coefficient × 10^exponent with a BigInt coefficient, kept normalized (no trailing zero digit in
 // the coefficient, zero is 0 × 10^0), so equal values are structurally equal and `compareDecimal` is the
@@ -299,21 +299,10 @@ export function mulDecimal(a: Decimal, b: Decimal): Decimal {
   return make(a.coefficient * b.coefficient, a.exponent + b.exponent);
 }
 
-function gcd(a: bigint, b: bigint): bigint {
-  if (a < 0n) a = -a;
-  if (b < 0n) b = -b;
-  while (b !== 0n) {
-    const t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /**
- * a / b, or null when b is zero. A quotient with a finite decimal expansion is exact (1 / 8 = 0.125, however
- * many digits); otherwise it keeps `digits` digits after the point (default 20, SEMANTICS.md), rounded half
- * away from zero: 10 / 3 = 3.33333333333333333333, -2 / 3 = -0.66666666666666666667.
+ * a / b rounded half away from zero to `digits` places after the point (default 20, SEMANTICS.md: every decimal
+ * quotient, whether or not it terminates, so that every backend can give the same answer), or null when b is zero:
+ * 10 / 3 = 3.33333333333333333333, -2 / 3 = -0.66666666666666666667, 1 / 2^70 = 0.00000000000000000001.
  */
 export function divDecimal(a: Decimal, b: Decimal, digits = 20): Decimal | null {
   if (!Number.isInteger(digits)) throw new RangeError(`digits must be an integer, got ${digits}`);
@@ -329,31 +318,7 @@ export function divDecimal(a: Decimal, b: Decimal, digits = 20): Decimal | null 
   else den *= pow10(-shift);
   const q = num / den; // truncates toward zero
   const r = num % den; // sign of num
-  // Fast path: the quotient terminates within `digits` places, so q × 10^-digits is exact.
-  if (r === 0n) return make(q, -digits);
-  // ca / cb terminates iff its reduced denominator is 2^x × 5^y; then multiplying by 10^max(x, y) clears it.
-  const g = gcd(ca, cb);
-  let d = cb / g;
-  let n = ca / g;
-  if (d < 0n) {
-    d = -d;
-    n = -n;
-  }
-  let twos = 0;
-  let fives = 0;
-  while (d % 2n === 0n) {
-    d /= 2n;
-    twos++;
-  }
-  while (d % 5n === 0n) {
-    d /= 5n;
-    fives++;
-  }
-  if (d === 1n) {
-    const k = Math.max(twos, fives);
-    return make(n * 2n ** BigInt(k - twos) * 5n ** BigInt(k - fives), a.exponent - b.exponent - k);
-  }
-  // Non-terminating: round half away from zero on the remainder (|r| × 2 ≥ |den|).
+  // half away from zero on the remainder: |r| × 2 ≥ |den|
   const absR = r < 0n ? -r : r;
   const absDen = den < 0n ? -den : den;
   if (absR * 2n >= absDen) return make(num < 0n !== den < 0n ? q - 1n : q + 1n, -digits);

@@ -12,6 +12,26 @@ const exactInt = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64'): Sq
   `CAST(${nullOutside(exact, ...rangeOf(type))} AS SIGNED)`;
 const wide = (a: Sql): Sql => `CAST(${a} AS DECIMAL(65,0))`;
 const truncate = (x: Sql): Sql => `TRUNCATE(${x}, 0)`;
+/**
+ * Decimal division to 20 places, half away from zero, exactly (SEMANTICS.md): long division in two steps, each an
+ * exact MOD and a quotient that divides evenly. x = q·y + r gives the integer part q; r·10^20 = f·y + s gives the 20
+ * places f, and 2|s| ≥ |y| rounds them away from zero. Nothing depends on the scale the server gives a quotient
+ * (`ROUND(x / y, 20)` rounds twice where a server rounds it), and since |r| ≤ min(|x|, |y|), r·10^20 stays within
+ * MariaDB's working precision (81 digits, the scale included) unless both operands are that wide. TRUNCATE, not
+ * CAST AS DECIMAL(65,0), drops a zero fraction (a CAST clamps a wider value without an error); the places are put
+ * back by dividing by 10^20 (div_precision_increment ≥ 20, mysqlSessionSql), because MariaDB 10.11 answers 0, without
+ * a warning, for a product with more than 45 integer digits and a scale of 20 (measured: 10^46 × 0.00000000000000000001).
+ */
+const divide20 = (x: Sql, y: Sql): Sql => {
+  const divisor = `NULLIF(${y}, 0)`;
+  const r = `MOD(${x}, ${divisor})`;
+  const f = `(${r} * 100000000000000000000)`;
+  const s = `MOD(${f}, ${divisor})`;
+  const whole = truncate(`(${x} - ${r}) / ${divisor}`);
+  const places = truncate(`(${f} - ${s}) / ${divisor}`);
+  const away = `CASE WHEN 2 * ABS(${s}) >= ABS(${y}) THEN SIGN(${x}) * SIGN(${y}) ELSE 0 END`;
+  return `TRUNCATE((${whole} * 100000000000000000000 + ${places} + ${away}) / 100000000000000000000, 20)`;
+};
 
 /** Statements each MySQL/MariaDB connection must run once before using the SQL the mysql dialect emits. */
 export const mysqlSessionSql: readonly string[] = [
@@ -85,7 +105,7 @@ export const mysqlDialect: Dialect = {
       case 'mod': // + 0 turns MariaDB's DECIMAL -0.0000, which compares unequal to 0, into 0
         return `(MOD(${a}, NULLIF(${b}, 0)) + 0)`;
       default:
-        return `ROUND(${a} / NULLIF(${b}, 0), 20)`;
+        return divide20(a, b);
     }
   },
   // DOUBLE arithmetic raises on overflow and MySQL has no infinity: a result beyond the Double range is null, as in

@@ -197,3 +197,48 @@ describe('a function of null, and an operator on it, is null on every database (
     ['a null result among typed ones', '$orderby=case(B:null,true:D) desc', 'thing', [2, 3, 1, 4]],
   ]);
 });
+
+describe('every decimal quotient is rounded half away from zero at 20 places, terminating or not', () => {
+  check([
+    ['1 / 2^70 terminates at 70 places: 0', '$filter=D divby 1180591620717411303424 eq 0', 'thing', [1, 3]],
+    ['just below a half at place 21', '$filter=D divby 200000000000000000001 eq 0', 'thing', [1]],
+    [
+      'a half at place 21, away from zero',
+      '$filter=D divby 200000000000000000000 eq 0.00000000000000000001',
+      'thing',
+      [1],
+    ],
+    [
+      'negative, a quarter over the half',
+      '$filter=D div 200000000000000000000 eq -0.00000000000000000001',
+      'thing',
+      [3],
+    ],
+    ['div with a Decimal operand', '$filter=D div 3 eq 0.33333333333333333333', 'thing', [1]],
+    ['nested quotients round at each step', '$filter=(D divby 3) divby 7 eq 0.04761904761904761905', 'thing', [1]],
+    ['nested, negative', '$filter=(D divby 3) divby 7 eq -0.11904761904761904762', 'thing', [3]],
+    ['a wide dividend', '$filter=D divby 7 eq 1763668414.46207142857142857143', 'thing', [2]],
+    ['a small divisor', '$filter=D divby 0.0003 eq -8333.33333333333333333333', 'thing', [3]],
+    ['terminating within 20 places stays exact', '$filter=D divby 8 eq 0.125', 'thing', [1]],
+    ['the order of quotients', '$orderby=D divby 200000000000000000001 desc', 'thing', [2, 1, 3, 4]],
+    // wide operands: MySQL's long division keeps every intermediate within MariaDB's working precision
+    [
+      'a 44-digit dividend',
+      `$filter=Id eq 1 and (${'1'.repeat(44)}.5 divby 7) eq 1587301587301587301587301587301587301587301.64285714285714285714`,
+      'thing',
+      [1],
+    ],
+    [
+      '30 places by 30 places',
+      `$filter=Id eq 1 and (0.${'3'.repeat(30)} divby 0.${'0'.repeat(29)}7) eq 47619047619047619047619047619`,
+      'thing',
+      [1],
+    ],
+    [
+      'a 51-digit divisor',
+      `$filter=Id eq 1 and (12345678901234567890123456789012345678901234 divby 1${'0'.repeat(50)}.5) eq 0.00000012345678901235`,
+      'thing',
+      [1],
+    ],
+  ]);
+});
