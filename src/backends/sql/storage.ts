@@ -7,7 +7,7 @@
 // | String         | TEXT (BINARY collation)         | text COLLATE "C"    | VARCHAR/LONGTEXT utf8mb4_nopad_bin   |
 // | Boolean        | INTEGER 0/1                     | boolean             | BOOLEAN (0/1)                        |
 // | Int32, Int64   | INTEGER                         | integer, bigint     | INT, BIGINT                          |
-// | Decimal(p,s)   | INTEGER, the value × 10^s       | numeric(p,s)        | DECIMAL(p,s)                         |
+// | Decimal(p,s)   | INTEGER, the value × 10^s       | numeric(p,s)        | DECIMAL(p,s), else DECIMAL(38,10)    |
 // | Double         | REAL                            | double precision    | DOUBLE                               |
 // | Date           | TEXT YYYY-MM-DD                 | date                | DATE                                 |
 // | DateTimeOffset | TEXT YYYY-MM-DDTHH:MM:SS.sssZ   | timestamptz(3)      | DATETIME(3), in UTC                  |
@@ -20,7 +20,7 @@
 import type { EdmPrimitiveType } from '../../model/edm.js';
 import type { EntityType, Property } from '../../model/schema.js';
 import type { LiteralValue } from '../../syntax/ast.js';
-import { decimalToString } from '../memory/decimal.js';
+import { decimalToString, type Decimal } from '../memory/decimal.js';
 import {
   readBinary,
   readBoolean,
@@ -228,8 +228,10 @@ export function columnType(
           return 'INT';
         case 'Edm.Int64':
           return 'BIGINT';
-        case 'Edm.Decimal':
-          return `DECIMAL(${property.precision ?? 38}, ${property.scale ?? (property.precision === undefined ? 10 : 0)})`;
+        case 'Edm.Decimal': {
+          const { precision, scale } = decimalColumn('mysql', property)!;
+          return `DECIMAL(${precision}, ${scale})`;
+        }
         case 'Edm.Double':
           return 'DOUBLE';
         case 'Edm.Date':
@@ -254,7 +256,7 @@ export function columnType(
  */
 export function encodeValue(
   dialect: SqlDialectName,
-  property: Pick<Property, 'type' | 'scale' | 'name'>,
+  property: Pick<Property, 'type' | 'scale' | 'name'> & Partial<Pick<Property, 'precision'>>,
   value: unknown,
 ): SqlParam | undefined {
   if (value === null || value === undefined) return null;
@@ -278,10 +280,12 @@ export function encodeValue(
       const raw = readDecimal(value);
       const d = raw === null ? null : toDecimal(raw);
       if (d === null) return undefined;
+      // a value the column would round or cannot hold is refused, never stored changed (createTableSql's columns)
+      const digits = decimalColumn(dialect, property);
+      if (digits !== undefined && !fits(d, digits.precision, digits.scale)) return undefined;
       if (dialect !== 'sqlite') return decimalToString(d);
-      const scale = property.scale ?? 0;
-      if (d.exponent < -scale) return undefined; // more fraction digits than the column keeps
-      return d.coefficient * 10n ** BigInt(d.exponent + scale);
+      const scaled = d.coefficient * 10n ** BigInt(d.exponent + (property.scale ?? 0));
+      return scaled < INT64_MIN || scaled > INT64_MAX ? undefined : scaled;
     }
     case 'Edm.Double': {
       const n = readNumber(value);
@@ -302,6 +306,37 @@ export function encodeValue(
     default:
       return undefined;
   }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * The digits a decimal column of createTableSql holds, or undefined for PostgreSQL's unbounded `numeric`. MySQL's
+ * DECIMAL(p,s) and PostgreSQL's numeric(p,s) round a value with more places (MariaDB with only a Note, even in strict
+ * mode), so a value must fit both the places and the integer digits; SQLite's scaled integer keeps `scale` places.
+ */
+function decimalColumn(
+  dialect: SqlDialectName,
+  property: Pick<Property, 'scale'> & Partial<Pick<Property, 'precision'>>,
+): { precision: number; scale: number } | undefined {
+  const { precision, scale } = property;
+  switch (dialect) {
+    case 'sqlite':
+      return { precision: Number.POSITIVE_INFINITY, scale: scale ?? 0 };
+    case 'postgres':
+      return precision === undefined ? undefined : { precision, scale: scale ?? 0 };
+    case 'mysql':
+      return { precision: precision ?? 38, scale: scale ?? (precision === undefined ? 10 : 0) };
+  }
+}
+
+/** Whether a decimal has at most `scale` places and `precision − scale` integer digits. */
+function fits(d: Decimal, precision: number, scale: number): boolean {
+  if (d.coefficient === 0n) return true;
+  if (d.exponent < -scale) return false;
+  const digits = (d.coefficient < 0n ? -d.coefficient : d.coefficient).toString().length;
+  return digits + d.exponent <= precision - scale;
 }
 
 /** A value as a driver returned it, in the row form of docs/backends.md (decimals and Int64 as exact text). */
