@@ -6,6 +6,7 @@
 // U+DC00–U+DFFF). A surrogate that is not part of a pair (a "lone" surrogate) counts as one code point of its own
 // value, as `Array.from(s)` and `codePointAt` do. These functions run once per row: each fast path below says
 // why it is exact.
+import { compileMatcher, parsePattern, type Matcher } from '../../values/regex.js';
 
 function isLead(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
@@ -253,10 +254,39 @@ export function trimWhiteSpace(s: string): string {
   return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// matchesPattern
+
+const matchers = new Map<string, Matcher | undefined>();
 /**
- * The `matchesPattern` pattern as a JavaScript regular expression with the `u` flag (so it works on code
- * points: `.` matches 🚀 whole), or undefined when the pattern is not valid. The result has no `g` or `y` flag,
- * so `test` keeps no state and one instance can serve every row.
+ * Compiled patterns kept across queries (a literal pattern is compiled once per process, not per request). Each
+ * matcher's DFA cache is at most 512 KiB (src/values/regex/match.ts), so this bounds them at 32 MiB.
+ */
+const MAX_MATCHERS = 64;
+
+/**
+ * The `matchesPattern` matcher for a pattern text: `test(s)` answers as `new RegExp(pattern, 'u').test(s)` (so it
+ * works on code points: `.` matches 🚀 whole), in time linear in s's length whatever the pattern (no catastrophic
+ * backtracking). Undefined when the pattern is not valid, or uses what a linear-time engine cannot run
+ * (backreferences, lookaround; see parsePattern): matchesPattern is then null. One matcher serves every row.
+ */
+export function patternMatcher(pattern: string): Matcher | undefined {
+  let matcher = matchers.get(pattern);
+  if (matcher === undefined && !matchers.has(pattern)) {
+    const parsed = parsePattern(pattern);
+    matcher = parsed.ok ? compileMatcher(parsed.pattern) : undefined;
+    if (matchers.size >= MAX_MATCHERS) matchers.clear();
+    matchers.set(pattern, matcher);
+  }
+  return matcher;
+}
+
+/**
+ * The `matchesPattern` pattern as a JavaScript regular expression with the `u` flag, or undefined when the pattern
+ * is not valid. The result has no `g` or `y` flag, so `test` keeps no state and one instance can serve every row.
+ *
+ * @deprecated JavaScript's backtracking engine can take exponential time (issue 12): `patternMatcher` answers the
+ * same in linear time. Kept only until src/backends/memory/compile.ts uses patternMatcher.
  */
 export function matchesPatternRegExp(pattern: string): RegExp | undefined {
   try {

@@ -16,7 +16,7 @@ import {
   subDecimal,
   type Decimal,
 } from '../memory/decimal.js';
-import { matchesPatternRegExp, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../memory/text.js';
+import { patternMatcher, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../memory/text.js';
 import { int64Arithmetic } from '../memory/compile.js';
 import { NUMBER_SYNTAX } from './common.js';
 
@@ -138,16 +138,12 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
   define('odata_lower', (s) => (typeof s === 'string' ? toLowerSimple(s) : null));
   define('odata_upper', (s) => (typeof s === 'string' ? toUpperSimple(s) : null));
   define('odata_trim', (s) => (typeof s === 'string' ? trimWhiteSpace(s) : null));
-  const patterns = new Map<string, RegExp | undefined>();
+  // the memory backend's linear-time matcher (patternMatcher caches it): null for a pattern that is not valid or
+  // not supported, as in memory
   define('odata_matches', (s, p) => {
     if (typeof s !== 'string' || typeof p !== 'string') return null;
-    let regexp = patterns.get(p);
-    if (regexp === undefined && !patterns.has(p)) {
-      regexp = matchesPatternRegExp(p);
-      if (patterns.size > 1000) patterns.clear();
-      patterns.set(p, regexp);
-    }
-    return regexp === undefined ? null : regexp.test(s) ? 1n : 0n;
+    const matcher = patternMatcher(p);
+    return matcher === undefined ? null : matcher.test(s) ? 1n : 0n;
   });
 }
 

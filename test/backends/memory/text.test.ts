@@ -6,6 +6,7 @@ import {
   codePointSubstring,
   compareCodePoints,
   matchesPatternRegExp,
+  patternMatcher,
   toLowerSimple,
   toUpperSimple,
   trimWhiteSpace,
@@ -337,5 +338,43 @@ describe('matchesPatternRegExp', () => {
 
   it.each(['(', '[', 'a{2,1}', '\\', '\\p{Nope}', '\\-'])('rejects the invalid pattern %j', (pattern) => {
     expect(matchesPatternRegExp(pattern)).toBeUndefined();
+  });
+});
+
+describe('patternMatcher', () => {
+  it('answers as matchesPatternRegExp does, on code points', () => {
+    const cases: [string, string][] = [
+      ['^.$', ROCKET],
+      ['^\\p{Lu}', 'Élan'],
+      ['^[🚀x]+$', `x${ROCKET}`],
+      ['b+', 'abbc'],
+      ['^b', 'abc'],
+      ['\\bpump\\b', 'a pump.'],
+      ['\\B', `a${ROCKET}a`], // V8 also tries an empty match between the halves of a pair
+    ];
+    for (const [pattern, s] of cases)
+      expect(patternMatcher(pattern)!.test(s)).toBe(matchesPatternRegExp(pattern)!.test(s));
+  });
+
+  it.each(['(', '[', 'a{2,1}', '\\', '\\p{Nope}', '\\-'])(
+    'is undefined for the invalid pattern %j (null)',
+    (pattern) => {
+      expect(patternMatcher(pattern)).toBeUndefined();
+    },
+  );
+
+  it.each(['(a)\\1', 'a(?=b)', '(?<!a)b', '(a{1000}){1000}'])(
+    'is undefined for %j, which a linear-time engine does not run (null)',
+    (pattern) => {
+      expect(patternMatcher(pattern)).toBeUndefined();
+    },
+  );
+
+  it('takes linear time on the pattern of issue 12, and compiles each pattern once', () => {
+    const matcher = patternMatcher(`${'.*'.repeat(8)}\u0000`)!;
+    expect(patternMatcher(`${'.*'.repeat(8)}\u0000`)).toBe(matcher);
+    const { matched, steps } = matcher.measure('x'.repeat(10_000));
+    expect(matched).toBe(false);
+    expect(steps).toBeLessThan(100 * 10_000); // RegExp: about 10,000^8 / 8! steps
   });
 });
