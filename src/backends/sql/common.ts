@@ -46,3 +46,17 @@ export const NUMBER_SYNTAX = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';
  */
 export const DOUBLE_MAX = '1.7976931348623157e308';
 export const DOUBLE_ZERO_BELOW = '4.9406564584124655e-324';
+
+/**
+ * The largest normalized exponent the memory backend reads from decimal text (parseDecimal's DECIMAL_EXPONENT_LIMIT,
+ * IEEE decimal128's; a test holds the two equal): text beyond it is not a number to cast.
+ */
+export const DECIMAL_EXPONENT_LIMIT = 6144;
+
+/**
+ * The significant digits of 2^1024 − 2^970, the least value a double rounds to infinity (magnitude 10^308), and of
+ * 2^−1075, the greatest positive value that rounds to 0 (magnitude 10^−324): with the magnitude equal, comparing
+ * digit strings without trailing zeros compares the values.
+ */
+export const DOUBLE_OVERFLOW_DIGITS = (2n ** 1024n - 2n ** 970n).toString().replace(/0+$/, '');
+export const DOUBLE_UNDERFLOW_DIGITS = (5n ** 1075n).toString();

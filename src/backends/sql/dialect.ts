@@ -81,8 +81,13 @@ export interface Dialect {
   decimalSortKey(a: Sql): Sql;
   /** Decimal or integer as its shortest decimal text (`1.50` → `1.5`). */
   numberToText: ((a: Sql, type: EdmPrimitiveType) => Sql) | undefined;
-  /** Text in the literal syntax to a Decimal, null when it is not a number. */
+  /** Text in the literal syntax to a Decimal, null when it is not a number (a dialect that reads it itself). */
   textToDecimal: ((a: Sql) => Sql) | undefined;
+  /**
+   * What the emitter needs to read numeric text itself (cast from String, emit.ts `textToNumber`), for a dialect
+   * without `textToDecimal`: regular expressions and conversions of text the emitter has already checked.
+   */
+  readonly numericText?: NumericText;
   /** Decimal or Double to an integer type: half away from zero, null outside the target's range. */
   toInteger(a: Sql, from: EdmPrimitiveType, to: 'Edm.Int32' | 'Edm.Int64'): Sql;
 
@@ -92,6 +97,10 @@ export interface Dialect {
   timePart(part: 'hour' | 'minute' | 'second' | 'fractionalseconds', a: Sql): Sql;
   /** The UTC day of an instant, as an Edm.Date value. */
   dateOf(instant: Sql): Sql;
+  /** The UTC time of day of an instant, as an Edm.TimeOfDay value: integer milliseconds since midnight. */
+  timeOf(instant: Sql): Sql;
+  /** hour, minute, second (Int32) and fractionalseconds (an exact Decimal) of a TimeOfDay (milliseconds, ≥ 0). */
+  timeOfDayPart(part: 'hour' | 'minute' | 'second' | 'fractionalseconds', tod: Sql): Sql;
   /** Midnight UTC of a date, as an Edm.DateTimeOffset value. */
   dateToInstant(date: Sql): Sql;
   /** The current instant (milliseconds precision), as an Edm.DateTimeOffset value. */
@@ -101,4 +110,26 @@ export interface Dialect {
   limit(top: Sql | undefined, skip: Sql | undefined): Sql;
   /** `expr` for ORDER BY with nulls first (asc) or last (desc). */
   orderItem(expr: Sql, direction: 'asc' | 'desc', nullable: boolean): Sql;
+}
+
+/** Spellings for reading numeric text (see `Dialect.numericText`); patterns and replacements are parameters. */
+export interface NumericText {
+  /** The literal syntax of a number (SEMANTICS.md "cast"), anchored at the very end of the text (not before a newline). */
+  readonly syntax: string;
+  /** Whether `s` matches `pattern`. */
+  matches(s: Sql, pattern: Sql): Sql;
+  /** `s` with the first match of `pattern` replaced by `replacement`, where `\1`, `\2` are its groups. */
+  replace(s: Sql, pattern: Sql, replacement: Sql): Sql;
+  /** A text of at most 9 ASCII digits as an integer. */
+  digitsToInteger(t: Sql): Sql;
+  /** An integer as its decimal text. */
+  integerToText(n: Sql): Sql;
+  /** A text `[-]digits.digit` of at most 21 digits as a Decimal. */
+  shortDecimal(t: Sql): Sql;
+  /** A text `[-]digits` `e` `[-]digits` (exponent within ±6144) as the exact Decimal; undefined where one cannot hold it. */
+  toDecimal?(t: Sql): Sql;
+  /** A text `[-]0.digits` `e` `[-]digits` (within the Double range) as the nearest double; undefined where not exact. */
+  toDouble?(t: Sql): Sql;
+  /** `body` over `values` each evaluated once, where the dialect has a way (else `body` repeats them). */
+  share?(values: readonly Sql[], alias: string, body: (refs: readonly Sql[]) => Sql): Sql;
 }

@@ -14,6 +14,7 @@ import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
 import type { Dialect, SqlDialectName, SqlParam, Sql } from './dialect.js';
 import { encodeLiteral } from './storage.js';
+import { DECIMAL_EXPONENT_LIMIT, DOUBLE_OVERFLOW_DIGITS, DOUBLE_UNDERFLOW_DIGITS } from './common.js';
 
 /** Where an entity type's rows live: the table and, where they differ from the property names, the columns. */
 export interface SqlTable {
@@ -609,12 +610,17 @@ export class SqlEmitter {
       case 'hour':
       case 'minute':
       case 'second':
-      case 'fractionalseconds':
-        if (expr.args[0]!.type !== 'Edm.DateTimeOffset')
-          throw this.unsupported(expr, `${expr.name} of ${expr.args[0]!.type}`);
+      case 'fractionalseconds': {
+        const type = expr.args[0]!.type;
+        // a TimeOfDay is milliseconds since midnight (storage.ts encodeLiteral, `time` below)
+        if (type === 'Edm.TimeOfDay') return d.timeOfDayPart(expr.name, a0!);
+        if (type !== 'Edm.DateTimeOffset') throw this.unsupported(expr, `${expr.name} of ${type}`);
         return d.timePart(expr.name, a0!);
+      }
       case 'date':
         return d.dateOf(a0!);
+      case 'time':
+        return d.timeOf(a0!);
       case 'totaloffsetminutes': {
         // stored values are kept in UTC; a literal keeps its own offset (SEMANTICS.md)
         const arg = expr.args[0]!;
@@ -661,12 +667,85 @@ export class SqlEmitter {
     if (from === 'Edm.Date' && to === 'Edm.DateTimeOffset') return d.dateToInstant(a);
     let sql: Sql | undefined;
     if (to === 'Edm.String' && (isIntegral(from) || from === 'Edm.Decimal')) sql = d.numberToText?.(a, from);
-    else if (from === 'Edm.String' && to === 'Edm.Decimal') sql = d.textToDecimal?.(a);
+    else if (from === 'Edm.String' && isNumeric(to)) sql = this.textToNumber(a, to, expr);
     else if (from === 'Edm.Double' && to === 'Edm.Decimal') sql = d.doubleToDecimal?.(a);
     else if (isNumeric(from) && (to === 'Edm.Int32' || to === 'Edm.Int64')) sql = d.toInteger(a, from, to);
     else if (isNumeric(from) && isNumeric(to)) sql = d.convertNumber(a, from, to);
     if (sql === undefined) throw this.unsupported(expr, `cast from ${from} to ${to}`);
     return sql;
+  }
+
+  /**
+   * cast(String → number), SEMANTICS.md: only text in the literal's own syntax is a number, anything else is null;
+   * its value is the exact decimal the text denotes, as the memory backend reads it (parseDecimal: null beyond a
+   * normalized exponent of ±6144), rounded half away from zero for an integer type and to the nearest double for a
+   * Double. A dialect that reads numeric text itself (SQLite's odata_text_dec, the memory backend's own code) is
+   * given it; for the others the text is taken apart with regular expressions here, so that no database is ever
+   * asked to parse text it would refuse, round or overflow on.
+   */
+  private textToNumber(s: Sql, to: EdmPrimitiveType, expr: BoundExpr): Sql | undefined {
+    const d = this.dialect;
+    if (d.textToDecimal !== undefined) {
+      const decimal = d.textToDecimal(s);
+      if (to === 'Edm.Decimal') return decimal;
+      if (to === 'Edm.Double') return d.convertNumber(decimal, 'Edm.Decimal', 'Edm.Double');
+      return d.toInteger(decimal, 'Edm.Decimal', to as 'Edm.Int32' | 'Edm.Int64');
+    }
+    const t = d.numericText;
+    if (t === undefined) return undefined;
+    const integer = to === 'Edm.Int32' || to === 'Edm.Int64';
+    if (!integer && (to === 'Edm.Double' ? t.toDouble : t.toDecimal) === undefined) return undefined;
+    const text = (value: string): Sql => this.param(value, 'Edm.String');
+    const replace = (x: Sql, pattern: string, replacement: string): Sql =>
+      t.replace(x, text(pattern), text(replacement));
+    const share = (values: readonly Sql[], body: (refs: readonly Sql[]) => Sql): Sql =>
+      t.share === undefined ? body(values) : t.share(values, `n${++this.aliasCount}`, body);
+    return share([s], ([v]) => {
+      const value = v!;
+      // the mantissa's digits without its point, the integer digits, the exponent (without leading zeros)
+      const digits = replace(value, '^[+-]?([0-9]+)[.]?([0-9]*)([eE].*)?$', '\\1\\2');
+      const integerDigits = replace(value, '^[+-]?([0-9]+).*$', '\\1');
+      const exponent = replace(replace(value, '^[^eE]*[eE]?', ''), '^[+-]?0*', '');
+      const sign = (x: Sql): Sql => `CASE WHEN ${t.matches(value, text('[eE]-'))} THEN -${x} ELSE ${x} END`;
+      // an exponent of ten or more digits is beyond every limit below, either way
+      const e = `(CASE WHEN ${d.length(exponent)} = 0 THEN 0 WHEN ${d.length(exponent)} > 9 THEN ${sign('1000000000')} ELSE ${sign(t.digitsToInteger(exponent))} END)`;
+      const leading = replace(digits, '^0+', '');
+      const significant = replace(leading, '0+$', '');
+      const zeros = `(${d.length(digits)} - ${d.length(leading)})`;
+      // the power of ten of the first significant digit
+      const magnitude = `(${d.length(integerDigits)} - ${zeros} - 1 + ${e})`;
+      const negative = t.matches(value, text('^-'));
+      return `(CASE WHEN ${t.matches(value, text(t.syntax))} THEN ${share([significant, magnitude], ([sig, m]) => {
+        const count = d.length(sig!);
+        // parseDecimal keeps a normalized exponent (of the last significant digit) within ±6144
+        const exponentOf = `(${m} - ${count} + 1)`;
+        const head = `WHEN ${count} = 0 THEN 0 WHEN ${exponentOf} > ${DECIMAL_EXPONENT_LIMIT} OR ${exponentOf} < -${DECIMAL_EXPONENT_LIMIT} THEN NULL`;
+        const minus = `CASE WHEN ${negative} THEN ${text('-')} ELSE ${text('')} END`;
+        if (integer) {
+          // Half away from zero depends on the integer digits and the first place alone: beyond 10^19 no Int64 holds
+          // it, below 0.1 it is 0. Only what is left is converted, as [-]0<integer digits>.<first place>.
+          const padded = d.concat(sig!, text('0'.repeat(20)));
+          const whole = d.substring(padded, '0', `(${m} + 1)`);
+          const place = d.substring(padded, `(${m} + 1)`, '1');
+          const decimal = t.shortDecimal(
+            d.concat(d.concat(minus, d.concat(text('0'), whole)), d.concat(text('.'), place)),
+          );
+          const rounded = d.toInteger(decimal, 'Edm.Decimal', to);
+          return `(CASE ${head} WHEN ${m} > 18 THEN NULL WHEN ${m} < -1 THEN 0 ELSE ${rounded} END)`;
+        }
+        if (to === 'Edm.Decimal') {
+          const exact = d.concat(d.concat(minus, sig!), d.concat(text('e'), t.integerToText(exponentOf)));
+          return `(CASE ${head} ELSE ${t.toDecimal!(exact)} END)`;
+        }
+        // Double: beyond the largest finite double (the decision at 10^308 is made on the digits, exactly) the value
+        // is ±Infinity, as the memory backend's conversion gives; below half the smallest subnormal it is 0
+        const infinity = `CASE WHEN ${negative} THEN ${this.literal({ type: 'Edm.Double', value: -Infinity }, expr)} ELSE ${this.literal({ type: 'Edm.Double', value: Infinity }, expr)} END`;
+        const nearest = t.toDouble!(
+          d.concat(d.concat(minus, d.concat(text('0.'), sig!)), d.concat(text('e'), t.integerToText(`(${m} + 1)`))),
+        );
+        return `(CASE ${head} WHEN ${m} > 308 OR (${m} = 308 AND ${d.ordinal(sig!)} >= ${text(DOUBLE_OVERFLOW_DIGITS)}) THEN ${infinity} WHEN ${m} < -324 OR (${m} = -324 AND ${d.ordinal(sig!)} <= ${text(DOUBLE_UNDERFLOW_DIGITS)}) THEN 0 ELSE ${nearest} END)`;
+      })} END)`;
+    });
   }
 
   // ── navigation ─────────────────────────────────────────────────────────────

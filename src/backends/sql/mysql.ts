@@ -1,6 +1,6 @@
 // MySQL and MariaDB: binary ordering through utf8mb4_nopad_bin (no trailing-space padding), exact DECIMAL, instants
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
-import { DOUBLE_MAX, nullOutside, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
+import { DOUBLE_MAX, nullOutside, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
 import type { Dialect, Sql } from './dialect.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
@@ -47,6 +47,7 @@ export const mysqlDialect: Dialect = {
   typedParam: (param, type, value) => {
     switch (type) {
       case 'Edm.Int64':
+      case 'Edm.TimeOfDay': // milliseconds since midnight (emit.ts)
         return `CAST(${param} AS SIGNED)`;
       case 'Edm.Decimal': {
         // sized to the literal (digits counted by us, never text of the query): a DECIMAL(65,30) operand would make
@@ -142,6 +143,17 @@ export const mysqlDialect: Dialect = {
   decimalSortKey: (a) => a,
   numberToText: undefined,
   textToDecimal: undefined,
+  numericText: {
+    // PCRE's `$` also matches before a final newline; `\z` is the very end
+    syntax: NUMBER_SYNTAX.replace(/\$$/, '\\z'),
+    matches: (s, pattern) => `(${s} REGEXP ${pattern})`,
+    replace: (s, pattern, replacement) => `REGEXP_REPLACE(${s}, ${pattern}, ${replacement})`,
+    digitsToInteger: (t) => `CAST(${t} AS SIGNED)`,
+    integerToText: (n) => `CAST(${n} AS CHAR)`,
+    shortDecimal: (t) => `CAST(${t} AS DECIMAL(23,1))`,
+    // DECIMAL(65,30) holds too few digits for every decimal text, and CAST(text AS DOUBLE) is not correctly rounded
+    // (MariaDB 10.11 reads '1.0000000000000001110223024625157' as 1, the nearest double is 1.0000000000000002)
+  },
   toInteger: (a, from, to) =>
     exactInt(from === 'Edm.Double' ? `CAST(${roundHalfAwayDouble(a, truncate)} AS DECIMAL(65,0))` : `ROUND(${a})`, to),
   datePart: (part, a) => (part === 'year' ? `YEAR(${a})` : part === 'month' ? `MONTH(${a})` : `DAYOFMONTH(${a})`),
@@ -150,6 +162,17 @@ export const mysqlDialect: Dialect = {
       ? `(CAST(FLOOR(MICROSECOND(${a}) / 1000) AS DECIMAL(3,0)) / 1000)`
       : `${part.toUpperCase()}(${a})`,
   dateOf: (a) => `CAST(${a} AS DATE)`,
+  // (TIME_TO_SEC keeps the fraction of a DATETIME(3) on MariaDB; the parts are integers everywhere)
+  timeOf: (a) =>
+    `(HOUR(${a}) * 3600000 + MINUTE(${a}) * 60000 + SECOND(${a}) * 1000 + FLOOR(MICROSECOND(${a}) / 1000))`,
+  timeOfDayPart: (part, tod) =>
+    part === 'hour'
+      ? `(${tod} DIV 3600000)`
+      : part === 'minute'
+        ? `(${tod} DIV 60000 MOD 60)`
+        : part === 'second'
+          ? `(${tod} DIV 1000 MOD 60)`
+          : `(CAST(${tod} MOD 1000 AS DECIMAL(3,0)) / 1000)`,
   dateToInstant: (a) => `CAST(${a} AS DATETIME(3))`,
   now: 'UTC_TIMESTAMP(3)',
   limit: (top, skip) =>

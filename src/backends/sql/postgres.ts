@@ -5,6 +5,7 @@ import {
   DOUBLE_MAX,
   DOUBLE_ZERO_BELOW,
   nullOutside,
+  NUMBER_SYNTAX,
   rangeOf,
   roundHalfAwayDouble,
   WHITE_SPACE_CHARACTERS,
@@ -20,6 +21,7 @@ const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
   'Edm.Double': 'float8',
   'Edm.Date': 'date',
   'Edm.DateTimeOffset': 'timestamptz',
+  'Edm.TimeOfDay': 'int8', // milliseconds since midnight (emit.ts)
   'Edm.Guid': 'uuid',
   'Edm.Binary': 'bytea',
 };
@@ -121,6 +123,19 @@ export const postgresDialect: Dialect = {
   decimalSortKey: (a) => a,
   numberToText: (a, from) => (from === 'Edm.Decimal' ? `(trim_scale(${a}))::text` : `(${a})::text`),
   textToDecimal: undefined,
+  numericText: {
+    syntax: NUMBER_SYNTAX, // ARE: `$` is the end of the text
+    matches: (s, pattern) => `(${s} ~ ${pattern})`,
+    replace: (s, pattern, replacement) => `regexp_replace(${s}, ${pattern}, ${replacement})`,
+    digitsToInteger: (t) => `(${t})::int8`,
+    integerToText: (n) => `(${n})::text`,
+    shortDecimal: (t) => `(${t})::numeric`,
+    toDecimal: (t) => `(${t})::numeric`,
+    // float8in is strtod: correctly rounded for any number of digits
+    toDouble: (t) => `(${t})::float8`,
+    share: (values, alias, body) =>
+      `(SELECT ${body(values.map((_, i) => `${alias}.v${i}`))} FROM (SELECT ${values.map((v, i) => `${v} AS v${i}`).join(', ')}) AS ${alias})`,
+  },
   toInteger: (a, from, to) =>
     exactInt(
       from === 'Edm.Double'
@@ -136,6 +151,16 @@ export const postgresDialect: Dialect = {
         ? `(floor(EXTRACT(SECOND FROM ${utc(a)})))::int4`
         : `(EXTRACT(${part.toUpperCase()} FROM ${utc(a)}))::int4`,
   dateOf: (a) => `(${utc(a)})::date`,
+  // EXTRACT(EPOCH FROM time) is an exact numeric (PostgreSQL 14+), and timestamptz(3) keeps milliseconds
+  timeOf: (a) => `((EXTRACT(EPOCH FROM (${utc(a)})::time) * 1000)::int8)`,
+  timeOfDayPart: (part, tod) =>
+    part === 'hour'
+      ? `((${tod}) / 3600000)::int4`
+      : part === 'minute'
+        ? `((${tod}) / 60000 % 60)::int4`
+        : part === 'second'
+          ? `((${tod}) / 1000 % 60)::int4`
+          : `(((${tod}) % 1000)::numeric / 1000)`,
   dateToInstant: (a) => `((${a})::timestamp AT TIME ZONE 'UTC')`,
   now: `date_trunc('milliseconds', now())`,
   limit: (top, skip) =>

@@ -103,6 +103,17 @@ export const sqliteDialect: Dialect = {
           ? `CAST(substr(${a}, 18, 2) AS INTEGER)`
           : fn('odata_dec', word('div'), `CAST(substr(${a}, 21, 3) AS INTEGER)`, word('1000')),
   dateOf: (a) => fn('substr', a, '1', '10'),
+  // the stored text is YYYY-MM-DDTHH:MM:SS.sssZ
+  timeOf: (a) =>
+    `(CAST(substr(${a}, 12, 2) AS INTEGER) * 3600000 + CAST(substr(${a}, 15, 2) AS INTEGER) * 60000 + CAST(substr(${a}, 18, 2) AS INTEGER) * 1000 + CAST(substr(${a}, 21, 3) AS INTEGER))`,
+  timeOfDayPart: (part, tod) =>
+    part === 'hour'
+      ? `(${tod} / 3600000)`
+      : part === 'minute'
+        ? `(${tod} / 60000 % 60)`
+        : part === 'second'
+          ? `(${tod} / 1000 % 60)`
+          : fn('odata_dec', word('div'), `(${tod} % 1000)`, word('1000')),
   dateToInstant: (a) => `(${a} || 'T00:00:00.000Z')`,
   now: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
   limit: (top, skip) =>

@@ -30,6 +30,7 @@ import {
   readInstant,
   readInt64,
   readNumber,
+  readTimeOfDay,
   toDecimal,
 } from '../memory/values.js';
 import type { SqlDialectName, SqlParam } from './dialect.js';
@@ -96,6 +97,11 @@ export function encodeLiteral(
       return literal.value.toLowerCase();
     case 'Edm.Binary':
       return Buffer.from(literal.bytes);
+    case 'Edm.TimeOfDay': {
+      // milliseconds since midnight, as the memory backend reads it (time() gives the same form in SQL)
+      const ms = readTimeOfDay(literal.value)!;
+      return dialect === 'sqlite' ? BigInt(ms) : ms;
+    }
     default:
       return { unsupported: `A literal of type ${literal.type}` };
   }

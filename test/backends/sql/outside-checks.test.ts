@@ -242,3 +242,30 @@ describe('every decimal quotient is rounded half away from zero at 20 places, te
     ],
   ]);
 });
+
+describe('TimeOfDay literals, time(), and cast from text to an integer are translated on every database', () => {
+  const all = [1, 2, 3, 4];
+  check([
+    ['time of an instant', '$filter=time(At) eq 12:30:45.678', 'thing', [1]],
+    ['time compared', '$filter=time(At) gt 12:00:00', 'thing', [1, 4]],
+    [
+      'the parts of a time',
+      '$filter=hour(time(At)) eq 23 and minute(time(At)) eq 59 and second(time(At)) eq 59 and fractionalseconds(time(At)) eq 0.999',
+      'thing',
+      [4],
+    ],
+    [
+      'the parts of a literal',
+      '$filter=hour(08:30:00) eq 8 and minute(08:30) eq 30 and fractionalseconds(08:30:00.5) eq 0.5',
+      'thing',
+      all,
+    ],
+    ['ordered by time', '$orderby=time(At) desc', 'thing', [4, 1, 2, 3]],
+    ['in a list', '$filter=08:30:00 in (08:30,time(At))', 'thing', all],
+    ['time of a date is midnight', '$filter=time(cast(Day,Edm.DateTimeOffset)) eq 00:00:00', 'thing', [1, 3]],
+    ['text to Int32', '$filter=cast(T,Edm.Int32) eq 12', 'thing', [1]],
+    ['text to Int64, half away from zero', '$filter=cast(T,Edm.Int64) eq -3', 'thing', [2]],
+    ['text that is not a number is null', '$filter=cast(T,Edm.Int32) eq null', 'thing', [3]],
+    ['an exponent', '$filter=cast(T,Edm.Int64) eq 1000', 'thing', [4]],
+  ]);
+});
