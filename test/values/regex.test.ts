@@ -244,6 +244,27 @@ describe('compileMatcher', () => {
     expect(compared).toBeGreaterThan(RUNS * 0.9);
   });
 
+  it('past its bound the DFA cache starts afresh, and answers as the plain simulation', () => {
+    // [ab]*a[ab]{12}c needs 2^13 DFA states, more than the cache keeps (4,096)
+    const pattern = parsed('[ab]*a[ab]{12}c');
+    const dfa = compileMatcher(pattern);
+    const nfa = compileMatcher(pattern, { dfa: false });
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b'), { minLength: 20_000, maxLength: 20_000 }),
+        fc.constantFrom('', 'c', 'ac', 'a'.repeat(13) + 'c'),
+        (units, tail) => {
+          const s = units.join('') + tail;
+          expect(dfa.test(s)).toBe(nfa.test(s));
+          // read again, the string still costs more than a step a character and a few closures: its states
+          // did not all stay cached
+          expect(dfa.measure(s).steps).toBeGreaterThan(s.length + 100 * (pattern.size + 2));
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+
   it('the cached DFA and the plain simulation agree on long strings', () => {
     fc.assert(
       fc.property(patternArbitrary, fc.array(text(400), { minLength: 1, maxLength: 4 }), (pattern, inputs) => {

@@ -46,7 +46,10 @@ const NEXT_WORD = 8;
 const ACCEPT = -1;
 const DEAD = -2;
 
-/** Cache bounds per matcher: transition cells (4 bytes each) and states. Past them the cache starts afresh. */
+/**
+ * Cache bounds per matcher: transition cells (4 bytes each, so 512 KiB) and states. Past them the cache starts
+ * afresh (as RE2's does): each character still costs at most one pass over the program.
+ */
 const MAX_CELLS = 1 << 17;
 const MAX_STATES = 4096;
 
@@ -142,7 +145,6 @@ interface DfaState {
   readonly kernel: Int32Array;
   /** AT_START and PREV_WORD: what the assertions need to know about the code points already read. */
   readonly context: number;
-  readonly transitions: Int32Array;
   /** Whether the input may end here: -1 not computed yet, 0 no, 1 yes. */
   end: number;
 }
@@ -165,10 +167,11 @@ class AutomatonMatcher implements Matcher {
   private readonly ascii: Uint16Array;
   private readonly classWord: Uint8Array;
   private readonly classes: number;
-  // the lazy DFA
+  // the lazy DFA: state i's transition on class k is table[i * classes + k]
   private states: DfaState[] = [];
   private index = new Map<string, number>();
-  private cells = 0;
+  private table = new Int32Array(0);
+  private initial = -1;
 
   constructor(
     root: RegexNode,
@@ -320,12 +323,17 @@ class AutomatonMatcher implements Matcher {
   // ── the lazy DFA ──
 
   private runDfa(s: string): boolean {
-    let state = this.intern(Int32Array.of(0), AT_START);
+    if (this.initial < 0) this.initial = this.intern(Int32Array.of(0), AT_START);
+    let state = this.initial;
+    let table = this.table;
+    const classes = this.classes;
+    const ascii = this.ascii;
     const n = s.length;
+    this.steps += n;
     for (let i = 0; i < n;) {
       let cp = s.charCodeAt(i++);
       let k: number;
-      if (cp < 128) k = this.ascii[cp]!;
+      if (cp < 128) k = ascii[cp]!;
       else {
         if (cp >= 0xd800 && cp <= 0xdbff && i < n) {
           const trail = s.charCodeAt(i);
@@ -336,11 +344,14 @@ class AutomatonMatcher implements Matcher {
         }
         k = this.classOf(cp);
       }
-      this.steps++;
-      let to = this.states[state]!.transitions[k]!;
-      if (to === 0) to = this.transition(state, k);
-      if (to > 0) state = to - 1;
-      else return to === ACCEPT;
+      let to = table[state * classes + k]!;
+      if (to <= 0) {
+        if (to < 0) return to === ACCEPT;
+        to = this.transition(state, k);
+        if (to < 0) return to === ACCEPT;
+        table = this.table; // (grown, or started afresh)
+      }
+      state = to - 1;
     }
     const last = this.states[state]!;
     if (last.end < 0) {
@@ -380,7 +391,7 @@ class AutomatonMatcher implements Matcher {
         to = target + 1;
       }
     }
-    state.transitions[k] = to;
+    this.table[stateIndex * this.classes + k] = to;
     return to;
   }
 
@@ -388,13 +399,24 @@ class AutomatonMatcher implements Matcher {
     const key = `${context}|${kernel.join(',')}`;
     const known = this.index.get(key);
     if (known !== undefined) return known;
-    if (this.states.length >= MAX_STATES || this.cells + this.classes > MAX_CELLS) {
+    // (one state's row always fits, however many classes)
+    const limit = Math.max(MAX_CELLS, this.classes);
+    if (
+      this.states.length > 0 &&
+      (this.states.length >= MAX_STATES || (this.states.length + 1) * this.classes > limit)
+    ) {
       this.states = [];
       this.index = new Map();
-      this.cells = 0;
+      this.table.fill(0);
+      this.initial = -1;
     }
-    this.cells += this.classes;
-    this.states.push({ kernel, context, transitions: new Int32Array(this.classes), end: -1 });
+    const cells = (this.states.length + 1) * this.classes;
+    if (cells > this.table.length) {
+      const grown = new Int32Array(Math.min(Math.max(cells, 2 * this.table.length, 16 * this.classes), limit));
+      grown.set(this.table);
+      this.table = grown;
+    }
+    this.states.push({ kernel, context, end: -1 });
     this.index.set(key, this.states.length - 1);
     return this.states.length - 1;
   }
