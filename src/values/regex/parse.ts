@@ -78,7 +78,10 @@ export const MAX_NESTING = 100;
  */
 export const MAX_PROPERTIES = 8;
 
-/** V8 reads a quantifier bound above 2^31 − 1 as 2^31 − 1 (and then compares them), so `a{9999999999,9999999998}` is valid there. */
+/**
+ * V8 reads a quantifier bound above 2^31 − 1 as 2^31 − 1 before comparing the two (ECMA-262 compares the numbers),
+ * so `a{9999999999,9999999998}` is valid there; we follow V8, the engine matchesPattern is defined by.
+ */
 const MAX_BOUND = 2 ** 31 - 1;
 
 const SYNTAX_CHARACTERS = '^$\\.*+?()[]{}|';

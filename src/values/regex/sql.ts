@@ -274,12 +274,12 @@ const MAX_ANALYSIS_WORK = 4_000_000;
 
 /**
  * The pattern as a MariaDB regular expression for `s REGEXP pattern`, or why it cannot be one. PCRE2 backtracks:
- * `^(a|a)*$` or `^.*.*.*x` takes time exponential or polynomial in the value's length, and PCRE2 then stops at
+ * `^(a|a?)+$` or `^.*.*.*x` takes time exponential or polynomial in the value's length, and PCRE2 then stops at
  * its match limit and MariaDB answers false with a warning (1139, "match limit exceeded"): a wrong answer, not
- * an error. So a pattern is translated only if at every start position PCRE2 can be exploring at most
- * MAX_BACKTRACKING_PATHS partial matches at once (backtrackingPaths): its work per start position is then at
- * most that many times the value's length, and the unanchored search, which tries each start position, at most
- * that many times the square of the length.
+ * an error (measured on MariaDB 10.11: test/values/regex-sql.test.ts). So a pattern is translated only if at every
+ * start position PCRE2 can be exploring at most MAX_BACKTRACKING_PATHS partial matches at once
+ * (backtrackingPaths): its work per start position is then at most that many times the value's length, and the
+ * unanchored search, which tries each start position, at most that many times the square of the length.
  */
 export function toMysqlRegex(pattern: Pattern): Translation {
   const node = trimEnds(simplify(pattern.root, MYSQL_DOMAIN));
@@ -296,8 +296,8 @@ export function toMysqlRegex(pattern: Pattern): Translation {
 // nothing (as ECMAScript does), so the ways are counted without going around an empty loop. Assertions count as
 // always true, which can only add paths. Then the subset construction, with for each state the number of paths
 // reaching it: the largest total over every text is how many partial matches a backtracking engine may have to
-// try at one start position. Patterns whose ambiguity grows with the length of the text (exponential: (a|a)*;
-// polynomial: a*a*, \d+\.?\d*) make the count grow without bound and are refused when it passes the limit.
+// try at one start position. Patterns whose ambiguity grows with the length of the text (exponential: (a|a?)+;
+// polynomial: a*a*, ^\d+\.?\d*$) make the count grow without bound and are refused when it passes the limit.
 
 interface Glushkov {
   readonly sets: CodePointSet[];
@@ -436,7 +436,7 @@ function backtrackingPaths(node: Node): number | { readonly unsupported: string 
     for (const n of state.values()) total += n;
     if (total > MAX_BACKTRACKING_PATHS) {
       return {
-        unsupported: `matchesPattern on MariaDB/MySQL: its regular expressions backtrack, and this pattern can match the same text in more and more ways as the text grows (${culprit()}), so MariaDB could stop at its match limit and answer false`,
+        unsupported: `matchesPattern on MariaDB/MySQL: its regular expressions backtrack, and this pattern can match the same text in more than ${MAX_BACKTRACKING_PATHS} ways (${culprit()} can take the same characters), so MariaDB could stop at its match limit and answer false`,
       };
     }
     most = Math.max(most, total);
