@@ -123,7 +123,7 @@ describe('parsePattern', () => {
     [`a{${MAX_PROGRAM_SIZE + 1}}`, 0, 'automaton states'],
     ['xy(a{99999999999})', 3, 'automaton states'],
     ['(?i:a)', 0, 'inline modifiers'],
-    ['(?<a>x)|(?<a>y)', 8, 'one group name used in two alternatives'],
+    ['(?<a>x)|(?<a>y)', 8, 'one group name in two alternatives'],
     [`${'('.repeat(101)}${')'.repeat(101)}`, 100, 'nested more than 100'],
   ];
   it.each(unsupported)('refuses %j at %i (%s)', (pattern, position, message) => {

@@ -138,15 +138,15 @@ class Parser {
       throw problem;
     }
     for (const reference of this.numberedReferences) {
-      this.refuse(`the backreference \\${reference.n} (matching it needs backtracking)`, reference.position);
+      this.refuse(`the backreference \\${reference.n} (it needs backtracking)`, reference.position);
     }
     for (const reference of this.namedReferences) {
-      this.refuse(`the backreference \\k<${reference.name}> (matching it needs backtracking)`, reference.position);
+      this.refuse(`the backreference \\k<${reference.name}> (it needs backtracking)`, reference.position);
     }
     const tooLarge = largestOversized(root);
     if (tooLarge !== undefined) {
       this.refuse(
-        `a pattern this large: it needs ${formatSize(regexSize(root))} automaton states, more than ${MAX_PROGRAM_SIZE} (repetition counts multiply)`,
+        `a pattern this large (${formatSize(regexSize(root))} automaton states, more than ${MAX_PROGRAM_SIZE.toLocaleString('en-US')}; repetition counts multiply)`,
         tooLarge.start,
       );
     }
@@ -299,7 +299,7 @@ class Parser {
         lookaround = true;
         const behind = c === '<';
         this.refuse(
-          `${behind ? 'lookbehind' : 'lookahead'} assertions (${behind ? `(?<${d}` : `(?${c}`}...): a finite automaton cannot run them in linear time`,
+          `the ${behind ? 'lookbehind' : 'lookahead'} ${behind ? `(?<${d}` : `(?${c}`}...) (it needs backtracking)`,
           start,
         );
         this.i += behind ? 4 : 3;
@@ -316,7 +316,7 @@ class Parser {
           throw new SyntaxProblem('Invalid group', start);
         }
         // (?i:...) and its kin are ES2025; engines before it reject them. Either way we do not change flags.
-        this.refuse('inline modifiers such as (?i:...) (matchesPattern has no flags)', start);
+        this.refuse('inline modifiers such as (?i:...)', start);
         this.i += m[0].length;
       }
     }
@@ -562,7 +562,7 @@ class Parser {
         // MightBothParticipate (§22.2.1.1): unless they sit in different alternatives of one disjunction.
         const apart = [...x.alternatives].some(([id, alt]) => y.alternatives.has(id) && y.alternatives.get(id) !== alt);
         if (!apart) throw new SyntaxProblem('Duplicate capture group name', y.position);
-        this.refuse('one group name used in two alternatives (only engines implementing ES2025 accept it)', y.position);
+        this.refuse('one group name in two alternatives (an ES2025 addition)', y.position);
       }
     }
   }
