@@ -354,7 +354,7 @@ function glushkov(node: Node): { automaton: Glushkov; root: Info } {
       case 'set': {
         const p = automaton.sets.length;
         if (p >= MAX_POSITIONS)
-          throw new TooComplex(`more than ${MAX_POSITIONS} character positions once repetitions are counted out`);
+          throw new TooComplex(`more than ${MAX_POSITIONS} characters once repetitions are written out`);
         automaton.sets.push(n.set);
         automaton.at.push(n.at);
         automaton.follow.push(new Map());
@@ -410,7 +410,9 @@ function backtrackingPaths(node: Node): number | { readonly unsupported: string 
     ({ automaton, root } = glushkov(node));
   } catch (error) {
     if (error instanceof TooComplex)
-      return { unsupported: `matchesPattern on MariaDB/MySQL: the pattern has ${error.reason}` };
+      return {
+        unsupported: `matchesPattern with a pattern too large to prove that PCRE2's backtracking stays bounded (${error.reason})`,
+      };
     throw error;
   }
   // the alphabet: classes of code points that every position treats alike
@@ -436,7 +438,7 @@ function backtrackingPaths(node: Node): number | { readonly unsupported: string 
     for (const n of state.values()) total += n;
     if (total > MAX_BACKTRACKING_PATHS) {
       return {
-        unsupported: `matchesPattern on MariaDB/MySQL: its regular expressions backtrack, and this pattern can match the same text in more than ${MAX_BACKTRACKING_PATHS} ways (${culprit()} can take the same characters), so MariaDB could stop at its match limit and answer false`,
+        unsupported: `matchesPattern with a pattern PCRE2 may backtrack on without bound (${culprit()} can match the same text in more than ${MAX_BACKTRACKING_PATHS} ways; at its match limit MariaDB answers false)`,
       };
     }
     most = Math.max(most, total);
@@ -449,7 +451,7 @@ function backtrackingPaths(node: Node): number | { readonly unsupported: string 
   };
   const describe = (state: ReadonlyMap<number, number>): string => {
     const positions = [...new Set([...state.keys()].map((p) => automaton.at[p]!))].sort((a, b) => a - b);
-    return `the characters at ${positions.slice(0, 4).join(', ')}${positions.length > 4 ? '...' : ''}`;
+    return `the pattern's characters at ${positions.slice(0, 4).join(', ')}${positions.length > 4 ? '...' : ''}`;
   };
   for (const cp of representatives) {
     const state = new Map<number, number>();
@@ -471,8 +473,7 @@ function backtrackingPaths(node: Node): number | { readonly unsupported: string 
       }
       if (work > MAX_ANALYSIS_WORK || seen.size > 20_000) {
         return {
-          unsupported:
-            'matchesPattern on MariaDB/MySQL: the pattern is too complex to prove that backtracking stays linear',
+          unsupported: "matchesPattern with a pattern too complex to prove that PCRE2's backtracking stays bounded",
         };
       }
       if (next.size === 0) continue;
