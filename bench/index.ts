@@ -13,6 +13,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'memory', load: () => import('./memory.bench.js') },
   { name: 'sql', load: () => import('./sql.bench.js') },
   { name: 'body', load: () => import('./body.bench.js') },
+  { name: 'regex', load: () => import('./regex.bench.js') },
   { name: 'http', load: () => import('./http.bench.js') },
   { name: 'load', load: () => import('./load.bench.js') },
 ];
