@@ -1,13 +1,38 @@
 // The smallest database surface the site store needs, so that one SQL store serves SQLite and PostgreSQL alike.
 import type { SqlDialectName, SqlParam } from '../../backends/sql/index.js';
+import { ODataError } from '../../errors.js';
 
 export type RawRow = Record<string, unknown>;
 
+/** Per call: how a read may be stopped. Without any, the backend's budget (`queryTimeoutMs`) alone applies. */
+export interface ReadOptions {
+  /**
+   * Aborting it stops the statement (PostgreSQL: a cancel request for its connection; SQLite: its reader thread is
+   * replaced) and the call rejects with the signal's reason. The service passes one that aborts when the client
+   * disconnects.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * The statement reads at most one row by a full primary key (an index seek, whatever the data): SQLite runs it on
+   * the calling thread, where it costs about 8 µs, against 36–73 µs of messages through a reader thread. Never set
+   * for a statement whose cost depends on a client's filter.
+   */
+  readonly keyLookup?: boolean;
+}
+
 /** Statements run inside one transaction: all of them land, or none does. */
 export interface SqlSession {
-  all(sql: string, params?: readonly SqlParam[]): Promise<RawRow[]>;
+  all(sql: string, params?: readonly SqlParam[], options?: ReadOptions): Promise<RawRow[]>;
   run(sql: string, params?: readonly SqlParam[]): Promise<number>;
 }
+
+/** How the database is doing, for `/ready`. */
+export type Readiness =
+  | { readonly status: 'ready' }
+  /** Every connection (PostgreSQL) or reader thread (SQLite) stayed taken while the probe waited. */
+  | { readonly status: 'busy'; readonly detail: string; readonly retryAfter: number }
+  /** The database did not answer a trivial query. */
+  | { readonly status: 'unreachable'; readonly detail: string };
 
 export interface SqlDriver extends SqlSession {
   readonly dialect: SqlDialectName;
@@ -20,4 +45,24 @@ export interface SqlDriver extends SqlSession {
 export function isDuplicateKey(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** 504: a statement ran past the budget and was stopped. */
+export function queryTimeout(budgetMs: number): ODataError {
+  return new ODataError(
+    'QueryTimeout',
+    `The query did not finish within its budget of ${budgetMs} ms and was stopped; narrow the filter or page with $top`,
+  );
+}
+
+/** 503 with a `Retry-After` (whole seconds) the service sends along. */
+export function unavailable(message: string, retryAfter: number): ODataError & { readonly retryAfter: number } {
+  return Object.assign(new ODataError('ServiceUnavailable', message), {
+    retryAfter: Math.max(1, Math.ceil(retryAfter)),
+  });
+}
+
+/** The rejection of a call whose signal aborted: the signal's reason, as `fetch` and node:timers do. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }

@@ -14,7 +14,7 @@ import { ODataError } from '../../errors.js';
 import type { Property } from '../../model/schema.js';
 import type { BoundQuery } from '../../validate/bound.js';
 import { collections, navigationTables, type Collection } from './collections.js';
-import type { RawRow, SqlDriver, SqlSession } from './driver.js';
+import type { RawRow, ReadOptions, SqlDriver, SqlSession } from './driver.js';
 import type { SqlStatement } from '../../backends/sql/index.js';
 
 export interface ReadStatements {
@@ -95,34 +95,50 @@ export class SiteStore {
     return { rows: toSql(bound, options), ...(bound.count ? { count: toSqlCount(bound, options) } : {}) };
   }
 
-  /** Runs a read's statements: the driver's rows (not decoded) and the count. */
-  async runRead(statements: ReadStatements): Promise<{ raw: RawRow[]; count?: number }> {
-    const raw = await this.driver.all(statements.rows.sql, statements.rows.params);
+  /**
+   * Runs a read's statements: the driver's rows (not decoded) and the count. Each statement has the backend's
+   * budget (`QueryTimeout` 504 past it); `options.signal` stops it earlier.
+   */
+  async runRead(statements: ReadStatements, options?: ReadOptions): Promise<{ raw: RawRow[]; count?: number }> {
+    const raw = await this.driver.all(statements.rows.sql, statements.rows.params, options);
     if (statements.count === undefined) return { raw };
-    const [first] = await this.driver.all(statements.count.sql, statements.count.params);
+    const [first] = await this.driver.all(statements.count.sql, statements.count.params, options);
     return { raw, count: Number(first?.['count'] ?? 0) };
   }
 
   /** How many rows the bound query's filter keeps ($top and $skip aside): one COUNT, no rows read. */
-  async count(c: Collection, bound: BoundQuery, parent?: Row): Promise<number> {
+  async count(c: Collection, bound: BoundQuery, parent?: Row, options?: ReadOptions): Promise<number> {
     const { sql, params } = toSqlCount(bound, this.sqlOptions(c, parent));
-    const [first] = await this.driver.all(sql, params);
+    const [first] = await this.driver.all(sql, params, options);
     return Number(first?.['count'] ?? 0);
   }
 
   /** The rows of a bound query (projected, ordered and decoded), and their total count when `$count=true`. */
-  async query(c: Collection, bound: BoundQuery, parent?: Row): Promise<{ rows: Row[]; count?: number }> {
-    const { raw, count } = await this.runRead(this.readStatements(c, bound, parent));
+  async query(
+    c: Collection,
+    bound: BoundQuery,
+    parent?: Row,
+    options?: ReadOptions,
+  ): Promise<{ rows: Row[]; count?: number }> {
+    const { raw, count } = await this.runRead(this.readStatements(c, bound, parent), options);
     const rows = raw.map((r) => decodeRow(this.driver.dialect, bound.select, r));
     return count === undefined ? { rows } : { rows, count };
   }
 
-  /** One row by its full key (and parent key for a contained collection), every property; undefined when absent. */
-  async get(c: Collection, key: Row, session: SqlSession = this.driver): Promise<Row | undefined> {
+  /**
+   * One row by its full key (and parent key for a contained collection), every property; undefined when absent. A
+   * key lookup: SQLite runs it on the calling thread (`keyLookup`); `options.signal` applies on PostgreSQL.
+   */
+  async get(
+    c: Collection,
+    key: Row,
+    session: SqlSession = this.driver,
+    options?: Pick<ReadOptions, 'signal'>,
+  ): Promise<Row | undefined> {
     const properties = [...c.entityType.properties.values()];
     const { where, params } = this.keyCondition(c, key);
     const sql = `SELECT ${properties.map((p) => this.quote(p.name)).join(', ')} FROM ${this.quote(c.table)} WHERE ${where}`;
-    const [raw] = await session.all(sql, params);
+    const [raw] = await session.all(sql, params, { ...options, keyLookup: true });
     return raw === undefined ? undefined : decodeRow(this.driver.dialect, properties, raw);
   }
 
