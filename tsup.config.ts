@@ -9,6 +9,9 @@ export default defineConfig({
     sql: 'src/backends/sql/index.ts',
     server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
+    // the SQLite reader thread: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the
+    // chunk that holds sqlite-pool.ts, which is in dist/ beside it)
+    'sqlite-worker': 'src/server/store/sqlite-worker.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
@@ -17,4 +20,6 @@ export default defineConfig({
   target: 'node20',
   splitting: true,
   treeshake: true,
+  // import.meta.url in the CommonJS bundles (the reader thread's file is found from it)
+  shims: true,
 });

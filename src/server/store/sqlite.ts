@@ -1,10 +1,19 @@
 // SQLite through better-sqlite3: one database file per site (WAL, synchronous=FULL so that an acknowledged write
-// survives a crash or power loss), the engine's functions registered on every connection.
+// survives a crash or power loss), the engine's functions registered on every connection. With a read pool, reads
+// outside transactions run on its reader threads under its budget (sqlite-pool.ts); writes, and reads inside a
+// transaction (which must see its uncommitted rows), run on this connection on the calling thread: they are short.
 import Database from 'better-sqlite3';
 import { registerSqliteFunctions, type SqlParam } from '../../backends/sql/index.js';
 import type { RawRow, SqlDriver, SqlSession } from './driver.js';
+import type { SqliteReadPool } from './sqlite-pool.js';
 
-export function openSqlite(file: string): SqlDriver {
+export interface SqliteDriverOptions {
+  /** Where reads outside transactions run; without one they run here, inline and without a budget. */
+  readonly reads?: SqliteReadPool;
+}
+
+export function openSqlite(file: string, options: SqliteDriverOptions = {}): SqlDriver {
+  const { reads } = options;
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -44,7 +53,11 @@ export function openSqlite(file: string): SqlDriver {
   const now = <T>(run: () => Promise<T>): Promise<T> => (pending === 0 ? run() : enqueue(run));
   return {
     dialect: 'sqlite',
-    all: (sql, params) => now(() => session.all(sql, params)),
+    // a committed write is in the WAL before its transaction resolves, so a reader thread's next statement sees it
+    all: (sql, params = [], read = {}) =>
+      reads === undefined || read.keyLookup === true
+        ? now(() => session.all(sql, params))
+        : reads.read(file, sql, params, read.signal),
     run: (sql, params) => now(() => session.run(sql, params)),
     transaction: <T>(work: (s: SqlSession) => Promise<T>): Promise<T> =>
       enqueue(async () => {
