@@ -3,32 +3,104 @@
 // every row carrying its site. Both create their tables on first start.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SqlDriver } from './store/driver.js';
+import type { Readiness, SqlDriver } from './store/driver.js';
 import { openPostgres } from './store/postgres.js';
 import { SiteStore } from './store/site-store.js';
 import { openSqlite } from './store/sqlite.js';
+import { SqliteReadPool } from './store/sqlite-pool.js';
 import { Directory, type DirectoryOptions } from './tenancy.js';
+
+export type { Readiness } from './store/driver.js';
 
 export interface Backend {
   readonly kind: 'sqlite' | 'postgres';
   readonly directory: Directory;
   /** The store of an existing site (the caller checks that the site exists). */
   store(site: string): Promise<SiteStore>;
-  /** Resolves when the database answers a trivial query (`/ready`). */
+  /** Resolves when the database answers a trivial query; rejects when it does not, or when it is `busy`. */
   ping(): Promise<void>;
+  /**
+   * For `/ready`: `ready`; `busy` when a trivial read waited 500 ms without getting a connection (PostgreSQL) or
+   * reader thread (SQLite), as while heavy statements hold them all; `unreachable` when the database does not answer.
+   */
+  readiness(): Promise<Readiness>;
+  /**
+   * SQLite reader threads still inside a statement stopped at its budget (0 on PostgreSQL and with reader
+   * processes). Node joins every thread before the process exits, so while this is above 0 `process.exit` waits
+   * for those statements to end (measured: as long as the statement would have run); a process that must stop now
+   * ends itself with a signal.
+   */
+  stuckReaders(): number;
   close(): Promise<void>;
+}
+
+/** How long one statement may take and wait; for either database. */
+export interface BudgetOptions {
+  /**
+   * Budget of one statement in ms (default 10,000; 0: none). Past it the statement is stopped and the call rejects
+   * with `QueryTimeout` (504). PostgreSQL: `statement_timeout` of every connection, so it holds inside transactions
+   * and after this process is gone. SQLite: reads outside transactions, on reader threads (writes and reads inside a
+   * transaction run on the site's connection, and are short).
+   */
+  readonly queryTimeoutMs?: number;
+  /**
+   * Most ms a statement waits for a connection (PostgreSQL) or a reader thread (SQLite) before it is refused with
+   * `ServiceUnavailable` (503, `retryAfter` in seconds on the error) (default 2,000).
+   */
+  readonly acquireTimeoutMs?: number;
+}
+
+export interface SqliteBackendOptions extends DirectoryOptions, BudgetOptions {
+  /**
+   * Reader threads for reads outside transactions (default 4). 0: reads run on the server's thread as before,
+   * without a budget (a read that takes a minute blocks every request for that minute).
+   */
+  readonly readerThreads?: number;
+  /** Readers as threads (default) or child processes. */
+  readonly readerIsolation?: 'thread' | 'process';
+  /** Reads of one site running at once (default half the reader threads, at least 1). */
+  readonly readsPerSite?: number;
+  /**
+   * Reader threads stopped at their budget inside one native SQLite step (which they leave only when the step ends)
+   * that may still run before reads are refused with 503 (default: as many as `readerThreads`).
+   */
+  readonly maxStuckReaders?: number;
+  /** Site files each reader thread keeps open, least recently used closed first (default 16). */
+  readonly sitesPerReader?: number;
+}
+
+export interface PostgresBackendOptions extends DirectoryOptions, BudgetOptions {
+  /** Connections in the pool (default 10). */
+  readonly max?: number;
 }
 
 async function createTables(driver: SqlDriver, shared: boolean): Promise<void> {
   for (const sql of SiteStore.schemaSql(driver.dialect, shared)) await driver.run(sql);
 }
 
-export async function openSqliteBackend(dataDir: string, options: DirectoryOptions = {}): Promise<Backend> {
+export async function openSqliteBackend(dataDir: string, options: SqliteBackendOptions = {}): Promise<Backend> {
   mkdirSync(join(dataDir, 'sites'), { recursive: true });
-  const control = openSqlite(join(dataDir, 'control.db'));
+  const controlFile = join(dataDir, 'control.db');
+  const control = openSqlite(controlFile);
   const directory = new Directory(control, options);
   await directory.init();
+  const threads = options.readerThreads ?? 4;
+  const reads =
+    threads === 0
+      ? undefined
+      : new SqliteReadPool({
+          threads,
+          ...(options.readerIsolation === undefined ? {} : { isolation: options.readerIsolation }),
+          ...(options.readsPerSite === undefined ? {} : { perSite: options.readsPerSite }),
+          ...(options.maxStuckReaders === undefined ? {} : { maxStuck: options.maxStuckReaders }),
+          ...(options.sitesPerReader === undefined ? {} : { sitesPerThread: options.sitesPerReader }),
+          ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+          ...(options.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.acquireTimeoutMs }),
+        });
   const stores = new Map<string, Promise<SiteStore>>();
+  const ping = async (): Promise<void> => {
+    await control.all('SELECT 1');
+  };
   return {
     kind: 'sqlite',
     directory,
@@ -36,7 +108,8 @@ export async function openSqliteBackend(dataDir: string, options: DirectoryOptio
       let store = stores.get(site);
       if (store === undefined) {
         store = (async () => {
-          const driver = openSqlite(join(dataDir, 'sites', `${site}.db`));
+          // opened (in WAL mode) before any reader thread opens the file read-only
+          const driver = openSqlite(join(dataDir, 'sites', `${site}.db`), reads === undefined ? {} : { reads });
           await createTables(driver, false);
           return new SiteStore(driver, site, false);
         })();
@@ -45,20 +118,34 @@ export async function openSqliteBackend(dataDir: string, options: DirectoryOptio
       return store;
     },
     ping: async () => {
-      await control.all('SELECT 1');
+      await ping();
+      const state = reads === undefined ? undefined : await reads.probe(controlFile);
+      if (state !== undefined && state.status !== 'ready') throw readinessError(state);
     },
+    readiness: async () => {
+      try {
+        await ping();
+      } catch (error) {
+        return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
+      }
+      return reads === undefined ? { status: 'ready' } : reads.probe(controlFile);
+    },
+    stuckReaders: () => (reads === undefined ? 0 : reads.state.stopping),
     close: async () => {
+      // reader connections first: the last connection to close a file checkpoints its WAL and removes it
+      await reads?.close();
       for (const store of stores.values()) await (await store).driver.close();
       await control.close();
     },
   };
 }
 
-export async function openPostgresBackend(
-  databaseUrl: string,
-  options: { readonly max?: number } & DirectoryOptions = {},
-): Promise<Backend> {
-  const driver = openPostgres(databaseUrl, options.max === undefined ? {} : { max: options.max });
+export async function openPostgresBackend(databaseUrl: string, options: PostgresBackendOptions = {}): Promise<Backend> {
+  const driver = openPostgres(databaseUrl, {
+    ...(options.max === undefined ? {} : { max: options.max }),
+    ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+    ...(options.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.acquireTimeoutMs }),
+  });
   const directory = new Directory(driver, options);
   await directory.init();
   await createTables(driver, true);
@@ -72,18 +159,32 @@ export async function openPostgresBackend(
       return store;
     },
     ping: async () => {
-      await driver.all('SELECT 1');
+      const state = await driver.readiness();
+      if (state.status !== 'ready') throw readinessError(state);
     },
+    readiness: () => driver.readiness(),
+    stuckReaders: () => 0,
     close: () => driver.close(),
   };
 }
 
+function readinessError(state: Exclude<Readiness, { status: 'ready' }>): Error {
+  return Object.assign(new Error(`The database is ${state.status}: ${state.detail}`), state);
+}
+
 /** PostgreSQL when a database URL is given, SQLite files under `dataDir` otherwise. */
 export function openBackend(
-  options: { readonly dataDir?: string; readonly databaseUrl?: string } & DirectoryOptions,
+  options: { readonly dataDir?: string; readonly databaseUrl?: string } & SqliteBackendOptions & PostgresBackendOptions,
 ): Promise<Backend> {
-  const { dataDir, databaseUrl, ...directory } = options;
+  const { dataDir, databaseUrl, readerThreads, readsPerSite, maxStuckReaders, sitesPerReader, max, ...common } =
+    options;
   return databaseUrl !== undefined && databaseUrl !== ''
-    ? openPostgresBackend(databaseUrl, directory)
-    : openSqliteBackend(dataDir ?? 'data', directory);
+    ? openPostgresBackend(databaseUrl, { ...common, ...(max === undefined ? {} : { max }) })
+    : openSqliteBackend(dataDir ?? 'data', {
+        ...common,
+        ...(readerThreads === undefined ? {} : { readerThreads }),
+        ...(readsPerSite === undefined ? {} : { readsPerSite }),
+        ...(maxStuckReaders === undefined ? {} : { maxStuckReaders }),
+        ...(sitesPerReader === undefined ? {} : { sitesPerReader }),
+      });
 }

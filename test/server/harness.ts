@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
-import { openPostgresBackend, openSqliteBackend, type Backend } from '../../src/server/backend.js';
+import {
+  openPostgresBackend,
+  openSqliteBackend,
+  type Backend,
+  type PostgresBackendOptions,
+  type SqliteBackendOptions,
+} from '../../src/server/backend.js';
 import { loadDemoSite } from '../../src/server/demo-site.js';
 import { createServer } from '../../src/server/fastify.js';
 import { ODataService, type ServiceOptions } from '../../src/server/service.js';
@@ -52,13 +58,15 @@ export async function storages(): Promise<('sqlite' | 'postgres')[]> {
 export async function startServer(
   storage: 'sqlite' | 'postgres',
   options: Omit<ServiceOptions, 'backend'> = {},
+  /** Options of the backend (budgets, pool size, reader threads); PostgreSQL's pool has 5 connections unless set. */
+  backendOptions: SqliteBackendOptions & PostgresBackendOptions = {},
 ): Promise<RunningServer> {
   const suffix = randomBytes(3).toString('hex');
   let backend: Backend;
   let cleanup: () => Promise<void>;
   if (storage === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'odata-engine-'));
-    backend = await openSqliteBackend(dir);
+    backend = await openSqliteBackend(dir, backendOptions);
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     const schema = `odata_srv_${process.pid}_${suffix}`;
@@ -67,6 +75,7 @@ export async function startServer(
     await admin.query(`CREATE SCHEMA "${schema}"`);
     backend = await openPostgresBackend(`${POSTGRES}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, {
       max: 5,
+      ...backendOptions,
     });
     cleanup = async () => {
       await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
