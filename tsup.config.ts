@@ -9,8 +9,8 @@ export default defineConfig({
     sql: 'src/backends/sql/index.ts',
     server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
-    // the SQLite reader thread: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the
-    // chunk that holds sqlite-pool.ts, which is in dist/ beside it)
+    // the SQLite reader: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the chunk that
+    // holds sqlite-pool.ts, in dist/ beside it; tsup turns import.meta.url into the chunk's own URL in CommonJS)
     'sqlite-worker': 'src/server/store/sqlite-worker.ts',
   },
   format: ['esm', 'cjs'],
@@ -20,6 +20,4 @@ export default defineConfig({
   target: 'node20',
   splitting: true,
   treeshake: true,
-  // import.meta.url in the CommonJS bundles (the reader thread's file is found from it)
-  shims: true,
 });
