@@ -1,6 +1,7 @@
-// A reader thread of the SQLite read pool (sqlite-pool.ts): runs one read at a time on its own read-only connection
-// to the site's file, so that a long statement blocks this thread and not the server's event loop. Connections are
-// opened on first use and kept for the most recently used files (each keeps its prepared statements).
+// A reader of the SQLite read pool (sqlite-pool.ts), as a thread or a child process: runs one read at a time on its
+// own read-only connection to the site's file, so that a long statement blocks this reader and not the server's
+// event loop. Connections are opened on first use and kept for the most recently used files (each keeps its
+// prepared statements).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { registerSqliteFunctions } from '../../backends/sql/functions.js';
