@@ -29,11 +29,15 @@ const commands: Readonly<Record<string, CommandSpec>> = {
   serve: {
     usage: `odata-engine serve [--port N] [--host H] [--data DIR] [--database-url URL] [--demo] [--page-size N]
                    [--public-url URL] [--site-from-host] [--log-level LEVEL] [--rate-limit N] [--rate-burst N]
-                   [--header-timeout S] [--request-timeout S] [--shutdown-timeout S]
+                   [--header-timeout S] [--request-timeout S] [--shutdown-timeout S] [--query-timeout S]
+                   [--acquire-timeout S] [--pool-size N] [--readers N] [--reader-processes]
   Run the reference server: SQLite files under DIR (default ./data), or PostgreSQL with --database-url (or
   DATABASE_URL); --demo makes a site "demo" with generated records and prints a key and a curl line. JSON log lines
   (pino) at LEVEL (default info; silent for none); N requests per second per credential (default 200, burst 2N; 0:
-  no limit); timeouts in seconds for headers (10), the whole request (60) and draining on SIGTERM (30).`,
+  no limit); timeouts in seconds for headers (10), the whole request (60) and draining on SIGTERM (30).
+  Every query has a budget (--query-timeout, default 10 s; 0: none; past it 504) and waits at most --acquire-timeout
+  (2 s; then 503) for a PostgreSQL connection (--pool-size, default 10) or a SQLite reader (--readers, default 4
+  threads; 0 reads on the server's thread without a budget; --reader-processes: processes, stoppable at any point).`,
     flags: {
       ...storageFlags,
       port: 'value',
@@ -48,6 +52,11 @@ const commands: Readonly<Record<string, CommandSpec>> = {
       'header-timeout': 'value',
       'request-timeout': 'value',
       'shutdown-timeout': 'value',
+      'query-timeout': 'value',
+      'acquire-timeout': 'value',
+      'pool-size': 'value',
+      readers: 'value',
+      'reader-processes': 'switch',
     },
   },
   sites: {
@@ -229,10 +238,37 @@ function flag(flags: Map<string, string | true>, name: string): string | undefin
   return typeof value === 'string' ? value : undefined;
 }
 
-async function openFrom(flags: Map<string, string | true>) {
+/**
+ * The storage the flags name. The admin commands read on their own thread without budgets (they run alone, and a
+ * seed or an import may rightly take minutes); `serve` passes its budgets.
+ */
+async function openFrom(flags: Map<string, string | true>, budgets?: ServeBudgets) {
   const { openBackend } = await import('./backend.js');
   const databaseUrl = flag(flags, 'database-url') ?? process.env['DATABASE_URL'];
-  return openBackend({ dataDir: flag(flags, 'data') ?? 'data', ...(databaseUrl === undefined ? {} : { databaseUrl }) });
+  return openBackend({
+    dataDir: flag(flags, 'data') ?? 'data',
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    ...(budgets ?? { readerThreads: 0, queryTimeoutMs: 0 }),
+  });
+}
+
+interface ServeBudgets {
+  readonly queryTimeoutMs: number;
+  readonly acquireTimeoutMs: number;
+  readonly readerThreads: number;
+  readonly readerIsolation: 'thread' | 'process';
+  readonly max?: number;
+}
+
+function serveBudgets(flags: Map<string, string | true>): ServeBudgets {
+  const poolSize = flag(flags, 'pool-size');
+  return {
+    queryTimeoutMs: numberFlag(flags, 'query-timeout', 10) * 1000,
+    acquireTimeoutMs: numberFlag(flags, 'acquire-timeout', 2) * 1000,
+    readerThreads: Math.floor(numberFlag(flags, 'readers', 4)),
+    readerIsolation: flags.has('reader-processes') ? 'process' : 'thread',
+    ...(poolSize === undefined ? {} : { max: Math.max(1, Math.floor(numberFlag(flags, 'pool-size', 10))) }),
+  };
 }
 
 /** A numeric flag: its value, the default when absent; an error naming the flag when it is not a number ≥ 0. */
@@ -259,7 +295,7 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
     requestMs: numberFlag(flags, 'request-timeout', 60) * 1000,
   };
   const shutdownMs = numberFlag(flags, 'shutdown-timeout', 30) * 1000;
-  const backend = await openFrom(flags);
+  const backend = await openFrom(flags, serveBudgets(flags));
   const pageSize = flag(flags, 'page-size');
   const publicUrl = flag(flags, 'public-url');
   const service = new ODataService({
@@ -287,23 +323,32 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
   // SIGTERM or SIGINT: refuse new requests (503), answer those received, close the database, exit 0; a second signal
   // or the shutdown timeout exits at once with 1
   let stopping = false;
+  // Node joins every thread before the process exits: a SQLite reader thread stopped at its budget inside one native
+  // step would hold the exit until the step ends (measured: as long as the statement would have run), so then the
+  // process ends itself with SIGKILL (status 137); reader processes (--reader-processes) are killed by close()
+  const exit = (code: number): void => {
+    const stuck = backend.stuckReaders();
+    if (stuck === 0) process.exit(code);
+    app.log.warn({ stuck }, 'reader threads still inside stopped statements: ending the process with SIGKILL');
+    process.kill(process.pid, 'SIGKILL');
+  };
   const stop = (signal: string): void => {
     if (stopping) {
       app.log.warn({ signal }, 'second signal: exiting without draining');
-      process.exit(1);
+      exit(1);
     }
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining requests');
     const deadline = setTimeout(() => {
       app.log.error({ shutdownMs }, 'requests still running at the shutdown timeout: exiting');
-      process.exit(1);
+      exit(1);
     }, shutdownMs);
     deadline.unref();
     void (async () => {
       await app.close();
       await backend.close();
       app.log.info('stopped: connections and database closed');
-      process.exit(0);
+      exit(0);
     })();
   };
   process.on('SIGINT', () => stop('SIGINT'));

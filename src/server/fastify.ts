@@ -12,7 +12,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { ODataError } from '../errors.js';
-import { checkContinue, discardBody } from './http-body.js';
+import { checkContinue, clientGone, discardBody } from './http-body.js';
 import { ODataService, type ServiceResponse } from './service.js';
 
 export interface OdataPluginOptions {
@@ -84,6 +84,7 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
     url: '/*',
     handler: async (request, reply) => {
       const response = await service.handle({
+        signal: clientGone(reply.raw),
         method: request.method,
         url: absoluteTargets.get(request.raw) ?? request.raw.url ?? request.url,
         headers: request.headers,

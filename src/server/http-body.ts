@@ -1,5 +1,6 @@
-// What every HTTP adapter does with request bodies the service will refuse for their size: answer `Expect:
-// 100-continue` before the body is sent, and read (then drop) what a client keeps sending after a 413.
+// What every HTTP adapter does beside carrying bytes: answer `Expect: 100-continue` before a body the service would
+// refuse for its size, read (then drop) what a client keeps sending after a 413, and tell the service when a client
+// has gone.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ODataError } from '../errors.js';
@@ -43,4 +44,16 @@ export function checkContinue(
   }
   response.writeContinue();
   handle();
+}
+
+/**
+ * A signal that aborts when the connection closes before the answer is finished: the client is gone, so a query
+ * still running for it is stopped.
+ */
+export function clientGone(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort(new Error('The client closed the connection'));
+  });
+  return controller.signal;
 }

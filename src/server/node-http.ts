@@ -2,12 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ODataError } from '../errors.js';
-import { checkContinue, discardBody } from './http-body.js';
+import { checkContinue, clientGone, discardBody } from './http-body.js';
 import type { ODataService, ServiceResponse } from './service.js';
 
 export function createNodeServer(service: ODataService): Server {
   const server = createServer((request, response) => {
     const id = randomUUID();
+    const signal = clientGone(response);
     const reply = (r: ServiceResponse): void => {
       if (r.error !== undefined)
         console.error(`${id} ${request.method} ${(request.url ?? '').slice(0, 200)}:`, r.error);
@@ -49,6 +50,7 @@ export function createNodeServer(service: ODataService): Server {
           body: Buffer.concat(chunks),
           id,
           remoteAddress: request.socket.remoteAddress,
+          signal,
         })
         .then(reply);
     };

@@ -27,7 +27,7 @@ import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from 
 import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
-import type { SqlSession } from './store/driver.js';
+import type { ReadOptions, SqlSession } from './store/driver.js';
 import { computeFields, insertEntity, recordMeterReading } from './writes.js';
 import type { ReadStatements, SiteStore } from './store/site-store.js';
 import { RateLimiter, type RateLimit } from './rate-limit.js';
@@ -43,6 +43,11 @@ export interface ServiceRequest {
   readonly id?: string | undefined;
   /** The client's address: failed sign-ins are rate-limited per address. */
   readonly remoteAddress?: string | undefined;
+  /**
+   * Aborted when the client is gone (its connection closed before the answer): a running query is stopped (a
+   * PostgreSQL cancel, a SQLite reader replaced) instead of finishing for nobody.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface ServiceResponse {
@@ -154,7 +159,8 @@ export class ODataService {
       response = await this.route(request);
     } catch (error) {
       response = this.errorResponse(error, request.id);
-      if (!isODataError(error)) {
+      // a query stopped because its client left is no failure of the server: nobody is there to read the answer
+      if (!isODataError(error) && request.signal?.aborted !== true) {
         if (this.options.onInternalError !== undefined) this.options.onInternalError(error, request);
         else response = { ...response, error };
       }
@@ -225,18 +231,22 @@ export class ODataService {
     );
   }
 
-  /** `/health`: the process answers. `/ready`: it also reaches its database and is not shutting down. */
+  /**
+   * `/health`: the process answers. `/ready`: it is not shutting down, and its database answers a trivial query
+   * with a connection (or SQLite reader) to spare: 503 with `Retry-After` while every one is held (`busy`).
+   */
   private async probe(kind: 'health' | 'ready', method: string): Promise<ServiceResponse> {
     allow(method.toUpperCase(), ['GET']);
-    const headers = { 'content-type': 'application/json;charset=utf-8' };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (kind === 'health') return { status: 200, headers, body: '{"status":"ok"}' };
     if (this.shutdown) return { status: 503, headers, body: '{"status":"shutting down"}' };
-    try {
-      await this.backend.ping();
-      return { status: 200, headers, body: '{"status":"ready"}' };
-    } catch {
-      return { status: 503, headers, body: '{"status":"database unreachable"}' };
+    const state = await this.backend.readiness();
+    if (state.status === 'ready') return { status: 200, headers, body: '{"status":"ready"}' };
+    if (state.status === 'busy') {
+      headers['retry-after'] = String(state.retryAfter);
+      return { status: 503, headers, body: '{"status":"busy"}' };
     }
+    return { status: 503, headers, body: '{"status":"database unreachable"}' };
   }
 
   /** Spends a token of `key`; 429 when it has none left. */
@@ -404,7 +414,7 @@ export class ODataService {
         `${set.entityType.name} has no property, navigation or action ${JSON.stringify(second.name.slice(0, 60))}`,
       );
     }
-    const parent = await c.store.get(set, key);
+    const parent = await c.store.get(set, key, undefined, reading(c));
     if (parent === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
     const child = collectionOf(navigation);
     const parentValues: Row = {};
@@ -470,7 +480,7 @@ export class ODataService {
     return {
       status: 200,
       headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
-      body: String(await c.store.count(set, bound, parent)),
+      body: String(await c.store.count(set, bound, parent, reading(c))),
     };
   }
 
@@ -495,7 +505,7 @@ export class ODataService {
     const mediaType = property.type === 'Edm.Binary' ? 'application/octet-stream' : 'text/plain';
     const format = raw ? undefined : this.jsonFormat(c);
     if (raw) negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), mediaType);
-    const row = await c.store.get(set, key);
+    const row = await c.store.get(set, key, undefined, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
     const value = row[property.name];
     if (value === null || value === undefined) return { status: 204, headers: { 'odata-version': '4.0' } };
@@ -580,7 +590,7 @@ export class ODataService {
   private async read(c: Context, set: Collection, parent?: Row, contextPath = set.name): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
     const plan = this.readPlan(c, set, parent);
-    const { raw, count } = await c.store.runRead(plan.statements);
+    const { raw, count } = await c.store.runRead(plan.statements, reading(c));
     const write = format.ieee754Compatible ? plan.writeCompatible : plan.write;
     let body =
       format.metadata === 'none'
@@ -651,7 +661,7 @@ export class ODataService {
     // one entity: $select applies; the options that shape a collection do not
     const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
     const { select } = validateQuery(options, set.entityType, this.limits);
-    const row = await c.store.get(set, key);
+    const row = await c.store.get(set, key, undefined, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
     return this.entityResponse(c, format, set, row, 200, select, contextSet);
   }
@@ -959,4 +969,9 @@ function collectionOf(navigation: NavigationProperty): Collection {
 
 function pick(row: Row, properties: readonly Property[]): Row {
   return Object.fromEntries(properties.map((p) => [p.name, row[p.name]]));
+}
+
+/** What stops a read early: the client leaving (the backend's budget applies either way). */
+function reading(c: Context): ReadOptions {
+  return c.request.signal === undefined ? {} : { signal: c.request.signal };
 }
