@@ -24,7 +24,10 @@ export const errorCatalog = {
   InvalidCount: { status: 400, meaning: '$count is neither true nor false.' },
   UnknownOption: { status: 400, meaning: 'A $-prefixed query option is not an OData system query option.' },
   DuplicateOption: { status: 400, meaning: 'A query option or parameter alias is given more than once.' },
-  LimitExceeded: { status: 400, meaning: 'The request exceeds a configured limit (length, depth, list size, $top).' },
+  LimitExceeded: {
+    status: 400,
+    meaning: 'The request exceeds a configured limit (length, depth, list size, subqueries, a $top limit if set).',
+  },
   InvalidBody: {
     status: 400,
     meaning:

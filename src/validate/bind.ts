@@ -52,6 +52,20 @@ export interface QueryLimits {
    * that use each other twice would otherwise double the tree at every level.
    */
   readonly maxNodes?: number;
+  /**
+   * Nesting of `any`, `all` and `$count` inside one another's predicates (default 4). SQLite counts the height of an
+   * expression again in every subquery around it, so nesting multiplies: measured on SQLite 3.53, six nested
+   * lambdas around an inner expression the other defaults allow already exceed its limit ("Expression tree is too
+   * large"), five do not; MariaDB refuses more than 62 nested SELECTs. A user interface rarely nests two.
+   */
+  readonly maxLambdaDepth?: number;
+  /**
+   * `any`, `all` and `$count` in the whole query, `$filter` and `$orderby` together, each one a correlated subquery
+   * (default 32; an alias counts at each use). Measured with 1,000 rows and 3,000 indexed child rows: 32 of them take
+   * 30 ms to plan and 36–182 ms to run on PostgreSQL 15 and at most 33 ms on SQLite and 89 ms on MariaDB; at 100
+   * subqueries PostgreSQL plans an `and` of them for 570 ms, and at 64 an `or` runs for 2.5 s.
+   */
+  readonly maxSubqueries?: number;
 }
 
 /** The limits every option has a default for; `maxTop` has none. */
@@ -64,6 +78,8 @@ export const defaultLimits: Readonly<DefaultLimits> = Object.freeze({
   maxSelect: 200,
   maxOrderBy: 32,
   maxNodes: 20_000,
+  maxLambdaDepth: 4,
+  maxSubqueries: 32,
 });
 
 const root: PropertySource = Object.freeze({ kind: 'root' });
@@ -79,6 +95,8 @@ class Binder {
   private depth = 0;
   private nodes = 0;
   private scopes: Scope[] = [];
+  /** Lambdas and $count scopes around the node being bound. */
+  private lambdaDepth = 0;
   /** What an unprefixed name refers to: the entity being filtered, or the child rows inside `$count($filter=...)`. */
   private implicit: { readonly type: EntityType; readonly source: PropertySource };
   private target: string;
@@ -90,6 +108,8 @@ class Binder {
     private readonly limits: DefaultLimits,
     target: string,
     text: string | undefined,
+    /** Subqueries (any, all, $count) of the whole query so far: $filter and $orderby run as one statement. */
+    private readonly subqueries: { count: number } = { count: 0 },
   ) {
     this.implicit = { type: entityType, source: root };
     this.target = target;
@@ -808,6 +828,7 @@ class Binder {
     where: Span,
   ): BoundExpr {
     const name = variable ?? `$${operator}${this.variableCounter++}`;
+    this.countSubquery(where);
     if (predicate === undefined) {
       return {
         kind: 'lambda',
@@ -820,6 +841,7 @@ class Binder {
         span: where,
       };
     }
+    this.enterSubquery(where);
     this.scopes.push({ name, type: navigation.target() });
     try {
       const bound = this.bind(predicate);
@@ -837,6 +859,30 @@ class Binder {
       };
     } finally {
       this.scopes.pop();
+      this.lambdaDepth--;
+    }
+  }
+
+  /** One more subquery in the query (`maxSubqueries`). */
+  private countSubquery(where: Span): void {
+    if (++this.subqueries.count > this.limits.maxSubqueries) {
+      this.fail(
+        'LimitExceeded',
+        where,
+        `The query has more than ${this.limits.maxSubqueries} any, all and $count (each is a subquery; maxSubqueries)`,
+      );
+    }
+  }
+
+  /** Binding inside one more lambda or $count (`maxLambdaDepth`); the caller leaves it in `finally`. */
+  private enterSubquery(where: Span): void {
+    if (++this.lambdaDepth > this.limits.maxLambdaDepth) {
+      this.lambdaDepth--;
+      this.fail(
+        'LimitExceeded',
+        where,
+        `any, all and $count nested ${this.lambdaDepth + 1} deep, more than the limit of ${this.limits.maxLambdaDepth} (maxLambdaDepth)`,
+      );
     }
   }
 
@@ -847,11 +893,13 @@ class Binder {
     where: Span,
   ): BoundExpr {
     const variable = `$count${this.variableCounter++}`;
+    this.countSubquery(where);
     if (filter === undefined) {
       return { kind: 'count', type: 'Edm.Int32', nullable: false, navigation, source, variable, span: where };
     }
     // Inside $count($filter=...), unprefixed names are properties of the counted rows.
     const outer = this.implicit;
+    this.enterSubquery(where);
     this.implicit = { type: navigation.target(), source: { kind: 'variable', name: variable } };
     try {
       const bound = this.bind(filter);
@@ -868,6 +916,7 @@ class Binder {
       };
     } finally {
       this.implicit = outer;
+      this.lambdaDepth--;
     }
   }
 
@@ -1073,9 +1122,11 @@ function retypeLiteral(value: LiteralValue, type: EdmPrimitiveType): LiteralValu
 export function validateQuery(options: QueryOptions, entityType: EntityType, limits: QueryLimits = {}): BoundQuery {
   const effective: DefaultLimits = { ...defaultLimits, ...limits };
   const problems: ODataError[] = [];
+  const subqueries = { count: 0 };
   const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined => {
     try {
-      return run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']]));
+      const text = options.text[target as keyof QueryOptions['text']];
+      return run(new Binder(entityType, effective, target, text, subqueries));
     } catch (error) {
       if (error instanceof ODataError) {
         problems.push(error);

@@ -244,6 +244,67 @@ describe('$select laws', () => {
   });
 });
 
+describe('subquery limits', () => {
+  const Node: EntityType = defineEntityType({
+    name: 'Node',
+    key: ['Id'],
+    properties: { Id: { type: 'Edm.Int32' }, Parent: { type: 'Edm.Int32' } },
+    navigation: { Children: { target: () => Node, foreignKey: { Id: 'Parent' } } },
+  });
+  interface Tree {
+    readonly text: string;
+    readonly depth: number;
+    readonly count: number;
+  }
+  const tree: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant({ text: 'Id gt 0', depth: 0, count: 0 }),
+      fc.tuple(fc.constantFrom('any', 'all'), tie('tree')).map(([op, t]) => ({
+        text: `Children/${op}(c:${t.text})`,
+        depth: t.depth + 1,
+        count: t.count + 1,
+      })),
+      tie('tree').map((t) => ({
+        text: `Children/$count($filter=${t.text}) gt 0`,
+        depth: t.depth + 1,
+        count: t.count + 1,
+      })),
+      fc.tuple(tie('tree'), tie('tree')).map(([a, b]) => ({
+        text: `(${a.text}) or (${b.text})`,
+        depth: Math.max(a.depth, b.depth),
+        count: a.count + b.count,
+      })),
+    ),
+  })).tree;
+
+  it('accept a query exactly when its nesting and its number of any/all/$count are within the limits', () => {
+    fc.assert(
+      fc.property(
+        tree,
+        fc.integer({ min: 0, max: 6 }),
+        fc.integer({ min: 0, max: 12 }),
+        (t, maxLambdaDepth, maxSubqueries) => {
+          const within = t.depth <= maxLambdaDepth && t.count <= maxSubqueries;
+          try {
+            validateQuery(parseQuery(`$filter=${encodeURIComponent(t.text)}`), Node, { maxLambdaDepth, maxSubqueries });
+            expect(within, t.text).toBe(true);
+          } catch (error) {
+            if (!isODataError(error)) throw error;
+            expect([error.code, error.target, typeof error.position, within]).toEqual([
+              'LimitExceeded',
+              '$filter',
+              'number',
+              false,
+            ]);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 /** The property path nodes of a tree, left to right. */
 function propertyPaths(expr: Expr): Expr[] {
   switch (expr.kind) {

@@ -333,6 +333,54 @@ describe('$orderby, $select, $top, limits', () => {
     expect(validateQuery(parseQuery('$top=50'), Item, limits).top).toBe(50);
   });
 
+  it('bounds the nesting of any, all and $count (maxLambdaDepth) and their number (maxSubqueries)', () => {
+    const nest = (n: number): string => {
+      let x = `x${n - 1}/Qty gt 0`;
+      for (let i = n - 1; i >= 0; i--) x = `Lines/${i % 2 === 0 ? 'any' : 'all'}(x${i}:${x})`;
+      return x;
+    };
+    expect(defaultLimits.maxLambdaDepth).toBe(4);
+    expect(bindFilter(nest(4)).kind).toBe('lambda');
+    const deep = nest(5);
+    expect(errorOf(() => bindFilter(deep))).toMatchObject({
+      code: 'LimitExceeded',
+      target: '$filter',
+      position: deep.lastIndexOf('Lines/'),
+    });
+    expect(errorOf(() => bindFilter(deep)).message).toContain('maxLambdaDepth');
+    // $count is a subquery too, and its filter one level deeper
+    const counted = 'Lines/any(a:Lines/any(b:Lines/any(c:Lines/$count($filter=Qty gt 0) gt 1)))';
+    expect(bindFilter(counted).kind).toBe('lambda');
+    expect(errorOf(() => bindFilter(counted, { maxLambdaDepth: 3 }))).toMatchObject({
+      code: 'LimitExceeded',
+      position: counted.indexOf('Lines/$count'),
+    });
+
+    expect(defaultLimits.maxSubqueries).toBe(32);
+    const terms = (n: number) => Array.from({ length: n }, (_, i) => `Lines/any(l:l/Qty gt ${i})`);
+    expect(bindFilter(terms(32).join(' or ')).kind).toBe('logical');
+    const many = terms(33).join(' or ');
+    expect(errorOf(() => bindFilter(many))).toMatchObject({
+      code: 'LimitExceeded',
+      target: '$filter',
+      position: many.lastIndexOf('Lines/'),
+    });
+    expect(errorOf(() => bindFilter(many)).message).toContain('maxSubqueries');
+    // $filter and $orderby run as one statement: they share the count, and an alias counts at each use
+    const query = `$filter=${encodeURIComponent(terms(31).join(' or '))}&$orderby=Lines/$count,Lines/$count desc`;
+    expect(errorOf(() => validateQuery(parseQuery(query), Item))).toMatchObject({
+      code: 'LimitExceeded',
+      target: '$orderby',
+      position: 13,
+    });
+    const aliased = `$filter=${encodeURIComponent(Array.from({ length: 17 }, () => '@a').join(' or '))}&@a=Lines/any()`;
+    expect(errorOf(() => validateQuery(parseQuery(aliased), Item, { maxSubqueries: 16 }))).toMatchObject({
+      code: 'LimitExceeded',
+      target: '@a',
+    });
+    expect(validateQuery(parseQuery(aliased), Item, { maxSubqueries: 17 }).filter?.kind).toBe('logical');
+  });
+
   it('has no default cap on $top: any value the parser accepts is legal (SEMANTICS.md, the server pages)', () => {
     expect(defaultLimits.maxTop).toBeUndefined();
     for (const top of ['10001', '1000000', String(Number.MAX_SAFE_INTEGER)]) {

@@ -17,6 +17,8 @@ export interface Dialect {
   quoteIdentifier(name: string): string;
   /** The placeholder for the `index`-th parameter (0-based) in textual order. */
   placeholder(index: number): string;
+  /** The most parameters one statement may have. */
+  readonly maxParameters: number;
   /**
    * A typed parameter: `param` is the marker emit.ts made; the dialect adds the cast its database needs. `value` is
    * the parameter's value, for a dialect whose cast depends on it (MySQL sizes a DECIMAL to the literal's digits).
@@ -69,6 +71,12 @@ export interface Dialect {
   decimalArithmetic(operator: NumericOperator | 'divby', a: Sql, b: Sql): Sql;
   doubleArithmetic(operator: NumericOperator, a: Sql, b: Sql): Sql | undefined;
   negate(a: Sql, type: EdmPrimitiveType): Sql;
+  /**
+   * Where a range check must not be nested (MySQL: see mysql.ts), integer results as their exact value clamped one
+   * past each end, with the checks deferred to where the value is read: the emitter threads them through integer
+   * arithmetic, negation and casts to integers instead of calling `integerArithmetic`, `negate` and `toInteger`.
+   */
+  readonly integerChecks?: IntegerChecks;
   /** round (half away from zero), floor, ceiling of a Decimal or Double. */
   rounding(name: 'round' | 'floor' | 'ceiling', a: Sql, type: 'Edm.Decimal' | 'Edm.Double'): Sql;
   /** A numeric promotion (Int32 → Int64 → Decimal → Double) of a non-null value. */
@@ -132,4 +140,20 @@ export interface NumericText {
   toDouble?(t: Sql): Sql;
   /** `body` over `values` each evaluated once, where the dialect has a way (else `body` repeats them). */
   share?(values: readonly Sql[], alias: string, body: (refs: readonly Sql[]) => Sql): Sql;
+}
+
+/** Integer results with deferred range checks (see `Dialect.integerChecks`). */
+export interface IntegerChecks {
+  /** Integer arithmetic on (clamped or plain) integer values, exact and unchecked. */
+  exact(operator: NumericOperator, a: Sql, b: Sql): Sql;
+  /** Negation, exact and unchecked. */
+  negate(a: Sql): Sql;
+  /** A Decimal or Double rounded half away from zero to an exact integer, unchecked. */
+  round(a: Sql, from: EdmPrimitiveType): Sql;
+  /** The exact value clamped one past each end of the range. */
+  clamp(exact: Sql, type: 'Edm.Int32' | 'Edm.Int64'): Sql;
+  /** Whether a clamped value is within the range. */
+  inRange(clamped: Sql, type: 'Edm.Int32' | 'Edm.Int64'): Sql;
+  /** The value where every check holds, else null. */
+  read(value: Sql, checks: readonly Sql[]): Sql;
 }

@@ -136,6 +136,13 @@ export class SqlEmitter {
       params.push(this.params[Number(index)]!);
       return this.dialect.placeholder(params.length - 1);
     });
+    // (some translations repeat an operand, and with it its parameters: the database would refuse the statement)
+    if (params.length > this.dialect.maxParameters) {
+      throw new ODataError(
+        'LimitExceeded',
+        `The query is too complex: its SQL would have ${params.length} parameters, more than the ${this.dialect.maxParameters} ${this.dialect.name} takes`,
+      );
+    }
     return { sql: text, params };
   }
 
@@ -275,8 +282,11 @@ export class SqlEmitter {
         return this.boolean(expr, 'exact');
       case 'arithmetic':
         return this.arithmetic(expr);
-      case 'negate':
+      case 'negate': {
+        const parts = this.integerParts(expr);
+        if (parts !== undefined) return d.integerChecks!.read(parts.value, parts.checks);
         return d.negate(this.value(expr.operand), expr.type);
+      }
       case 'call':
         return this.call(expr);
       case 'cast':
@@ -528,6 +538,8 @@ export class SqlEmitter {
     if (!isNumeric(type) || !isNumeric(operandType as EdmPrimitiveType)) {
       throw this.unsupported(expr, `${operator} on ${operandType}`);
     }
+    const parts = this.integerParts(expr);
+    if (parts !== undefined) return d.integerChecks!.read(parts.value, parts.checks);
     const a = this.value(expr.left);
     const b = this.value(expr.right);
     if (operator === 'divby') {
@@ -551,6 +563,63 @@ export class SqlEmitter {
     const sql = d.doubleArithmetic(operator, a, b);
     if (sql === undefined) throw this.unsupported(expr, `${operator} on Edm.Double`);
     return sql;
+  }
+
+  /** Deferred integer checks (Dialect.integerChecks), per node: each is made once, however often it is read. */
+  private readonly integers = new Map<BoundExpr, { readonly value: Sql; readonly checks: readonly Sql[] }>();
+
+  /**
+   * An integer result as its clamped exact value and the range checks of it and of every integer result it is made
+   * of, where the dialect defers them; undefined where it does not, or for a node that makes no checked integer.
+   */
+  private integerParts(expr: BoundExpr): { readonly value: Sql; readonly checks: readonly Sql[] } | undefined {
+    const ic = this.dialect.integerChecks;
+    if (ic === undefined || alwaysNull(expr)) return undefined;
+    const known = this.integers.get(expr);
+    if (known !== undefined) return known;
+    // an operand that is itself a checked integer passes its value and checks on, anything else is read as it is
+    const operand = (e: BoundExpr): { readonly value: Sql; readonly checks: readonly Sql[] } =>
+      this.integerParts(e) ?? { value: this.value(e), checks: [] };
+    let parts: { readonly value: Sql; readonly checks: readonly Sql[] } | undefined;
+    // results are null outside Int64 (SEMANTICS.md), whether typed Int32 or Int64, as in memory
+    const checked = (exact: Sql, checks: readonly Sql[], type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64') => {
+      const value = ic.clamp(exact, type);
+      return { value, checks: [...checks, ic.inRange(value, type)] };
+    };
+    if (expr.kind === 'arithmetic' && isIntegral(expr.type)) {
+      const l = operand(expr.left);
+      const r = operand(expr.right);
+      const exact = ic.exact(expr.operator === 'divby' ? 'div' : expr.operator, l.value, r.value);
+      // a remainder is within the range of its operands
+      parts =
+        expr.operator === 'mod'
+          ? { value: exact, checks: [...l.checks, ...r.checks] }
+          : checked(exact, [...l.checks, ...r.checks]);
+    } else if (expr.kind === 'negate' && isIntegral(expr.type)) {
+      const o = operand(expr.operand);
+      parts = checked(ic.negate(o.value), o.checks);
+    } else if (expr.kind === 'convert' && isIntegral(expr.type) && isIntegral(expr.operand.type as EdmPrimitiveType)) {
+      parts = this.integerParts(expr.operand);
+    } else if (
+      expr.kind === 'cast' &&
+      (expr.type === 'Edm.Int32' || expr.type === 'Edm.Int64') &&
+      expr.operand.type !== expr.type &&
+      isNumeric(expr.operand.type as EdmPrimitiveType)
+    ) {
+      const from = expr.operand.type as EdmPrimitiveType;
+      const o = operand(expr.operand);
+      // every integer result is already within Int64 (or null): to Int64 it needs no check of its own
+      parts =
+        isIntegral(from) && expr.type === 'Edm.Int64'
+          ? o
+          : checked(isIntegral(from) ? o.value : ic.round(o.value, from), o.checks, expr.type);
+    }
+    if (parts !== undefined) {
+      // (the checks name their values again: stop before a deep expression makes them explode)
+      if (parts.checks.reduce((n, c) => n + c.length, parts.value.length) > MAX_SQL_LENGTH) throw tooComplex();
+      this.integers.set(expr, parts);
+    }
+    return parts;
   }
 
   private toType(sql: Sql, from: EdmPrimitiveType | 'null', to: EdmPrimitiveType): Sql {
@@ -669,8 +738,10 @@ export class SqlEmitter {
     if (to === 'Edm.String' && (isIntegral(from) || from === 'Edm.Decimal')) sql = d.numberToText?.(a, from);
     else if (from === 'Edm.String' && isNumeric(to)) sql = this.textToNumber(a, to, expr);
     else if (from === 'Edm.Double' && to === 'Edm.Decimal') sql = d.doubleToDecimal?.(a);
-    else if (isNumeric(from) && (to === 'Edm.Int32' || to === 'Edm.Int64')) sql = d.toInteger(a, from, to);
-    else if (isNumeric(from) && isNumeric(to)) sql = d.convertNumber(a, from, to);
+    else if (isNumeric(from) && (to === 'Edm.Int32' || to === 'Edm.Int64')) {
+      const parts = this.integerParts(expr);
+      sql = parts === undefined ? d.toInteger(a, from, to) : d.integerChecks!.read(parts.value, parts.checks);
+    } else if (isNumeric(from) && isNumeric(to)) sql = d.convertNumber(a, from, to);
     if (sql === undefined) throw this.unsupported(expr, `cast from ${from} to ${to}`);
     return sql;
   }

@@ -1,17 +1,54 @@
 // MySQL and MariaDB: binary ordering through utf8mb4_nopad_bin (no trailing-space padding), exact DECIMAL, instants
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
-import { DOUBLE_MAX, nullOutside, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
-import type { Dialect, Sql } from './dialect.js';
+import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
+import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { Dialect, NumericOperator, Sql } from './dialect.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
 const CASE_MAPPING = 'utf8mb4_uca1400_nopad_as_cs';
 // A bare column already has the binary collation (createTableSql); an explicit COLLATE on it, even the same one,
 // would keep MariaDB from using its index.
 const ordinal = (a: Sql, column = false): Sql => (column ? a : `(${a} COLLATE ${BINARY})`);
-const exactInt = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64'): Sql =>
-  `CAST(${nullOutside(exact, ...rangeOf(type))} AS SIGNED)`;
+// MariaDB evaluates NULLIF's first argument twice (measured on 10.11: every nested NULLIF doubles the time, so 40
+// nested integer operations, each null outside its range by two NULLIFs, would run for centuries), and no other
+// expression yields "x, or null" without naming x twice. So this dialect writes no NULLIF: MySQL's division and MOD
+// by zero are already null (in a SELECT and in the WHERE of a write, with a warning, even in strict mode), and a
+// range check names its value twice in the SQL text, where the emitter's length limit sees it, and defers its checks
+// through integer arithmetic (`integerChecks`) so that a chain of n operations is O(n²) text, not 2^n.
+/** The exact value clamped one past each end of the range: beyond it, the value only says "out of range". */
+const clamp = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64'): Sql => {
+  const [below, above] = rangeOf(type);
+  return `LEAST(GREATEST(${exact}, ${below}), ${above})`;
+};
+const inRange = (clamped: Sql, type: 'Edm.Int32' | 'Edm.Int64'): Sql => {
+  const [below, above] = rangeOf(type);
+  return `${clamped} NOT IN (${below}, ${above})`;
+};
+const readChecked = (value: Sql, checks: readonly Sql[]): Sql =>
+  checks.length === 0 ? value : `CAST(CASE WHEN ${checks.join(' AND ')} THEN ${value} END AS SIGNED)`;
+/** An exact numeric expression as a value of an integer range, or null outside it. */
+const exactInt = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64'): Sql => {
+  const value = clamp(exact, type);
+  return readChecked(value, [inRange(value, type)]);
+};
 const wide = (a: Sql): Sql => `CAST(${a} AS DECIMAL(65,0))`;
 const truncate = (x: Sql): Sql => `TRUNCATE(${x}, 0)`;
+/** Integer arithmetic, exact in DECIMAL(65,0) and unchecked (the operands are at most one past Int64's ends). */
+const exactIntegerOf = (op: NumericOperator, a: Sql, b: Sql): Sql => {
+  switch (op) {
+    // Truncating quotient, exactly, naming each operand once: a / b of integers below 2^64 is off an integer by at
+    // least 1/|b| > 10^-20, and the server keeps div_precision_increment (30, mysqlSessionSql) places of it
+    case 'div':
+      return `TRUNCATE(${a} / ${b}, 0)`;
+    case 'mod':
+      return `MOD(${a}, ${b})`;
+    default:
+      return `(${wide(a)} ${op === 'add' ? '+' : op === 'sub' ? '-' : '*'} ${b})`;
+  }
+};
+/** A decimal or double rounded half away from zero to an exact integer. */
+const roundToInteger = (a: Sql, from: EdmPrimitiveType): Sql =>
+  from === 'Edm.Double' ? `CAST(${roundHalfAwayDouble(a, truncate)} AS DECIMAL(65,0))` : `ROUND(${a})`;
 /**
  * Decimal division to 20 places, half away from zero, exactly (SEMANTICS.md): long division in two steps, each an
  * exact MOD and a quotient that divides evenly. x = q·y + r gives the integer part q; r·10^20 = f·y + s gives the 20
@@ -23,7 +60,7 @@ const truncate = (x: Sql): Sql => `TRUNCATE(${x}, 0)`;
  * a warning, for a product with more than 45 integer digits and a scale of 20 (measured: 10^46 × 0.00000000000000000001).
  */
 const divide20 = (x: Sql, y: Sql): Sql => {
-  const divisor = `NULLIF(${y}, 0)`;
+  const divisor = y; // division and MOD by zero are null
   const r = `MOD(${x}, ${divisor})`;
   const f = `(${r} * 100000000000000000000)`;
   const s = `MOD(${f}, ${divisor})`;
@@ -44,6 +81,7 @@ export const mysqlDialect: Dialect = {
   name: 'mysql',
   quoteIdentifier: (name) => `\`${name.replace(/`/g, '``')}\``,
   placeholder: () => '?',
+  maxParameters: 65_535, // "Prepared statement contains too many placeholders" beyond
   typedParam: (param, type, value) => {
     switch (type) {
       case 'Edm.Int64':
@@ -85,15 +123,14 @@ export const mysqlDialect: Dialect = {
   upper: (s) => `(UPPER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY})`,
   trim: (s, param) => `REGEXP_REPLACE(${s}, ${param(`^[${WHITE_SPACE_CLASS}]+|[${WHITE_SPACE_CLASS}]+$`)}, '')`,
   like: (s, pattern, column) => `(${ordinal(s, column)} LIKE ${pattern})`, // the default escape character is the backslash
-  integerArithmetic: (op, a, b) => {
-    switch (op) {
-      case 'div': // truncating quotient, exactly: (a − a mod b) / b divides evenly
-        return exactInt(`((${wide(a)} - MOD(${a}, NULLIF(${b}, 0))) / ${b})`);
-      case 'mod':
-        return `MOD(${a}, NULLIF(${b}, 0))`;
-      default:
-        return exactInt(`(${wide(a)} ${op === 'add' ? '+' : op === 'sub' ? '-' : '*'} ${b})`);
-    }
+  integerArithmetic: (op, a, b) => (op === 'mod' ? exactIntegerOf(op, a, b) : exactInt(exactIntegerOf(op, a, b))),
+  integerChecks: {
+    exact: exactIntegerOf,
+    negate: (a) => `(-${wide(a)})`,
+    round: (a, from) => roundToInteger(a, from),
+    clamp,
+    inRange,
+    read: readChecked,
   },
   decimalArithmetic: (op, a, b) => {
     switch (op) {
@@ -104,7 +141,7 @@ export const mysqlDialect: Dialect = {
       case 'mul':
         return `(${a} * ${b})`;
       case 'mod': // + 0 turns MariaDB's DECIMAL -0.0000, which compares unequal to 0, into 0
-        return `(MOD(${a}, NULLIF(${b}, 0)) + 0)`;
+        return `(MOD(${a}, ${b}) + 0)`;
       default:
         return divide20(a, b);
     }
@@ -123,7 +160,7 @@ export const mysqlDialect: Dialect = {
       case 'div':
         return `(CASE WHEN ${b} = 0 THEN NULL WHEN ABS(${b}) < 1 AND ABS(${a}) > ${DOUBLE_MAX} * ABS(${b}) THEN NULL ELSE ${a} / ${b} END)`;
       case 'mod':
-        return `MOD(${a}, NULLIF(${b}, 0))`;
+        return `MOD(${a}, ${b})`;
     }
   },
   negate: (a, type) => (type === 'Edm.Int32' || type === 'Edm.Int64' ? exactInt(`(-${wide(a)})`) : `(-${a})`),
@@ -154,8 +191,7 @@ export const mysqlDialect: Dialect = {
     // DECIMAL(65,30) holds too few digits for every decimal text, and CAST(text AS DOUBLE) is not correctly rounded
     // (MariaDB 10.11 reads '1.0000000000000001110223024625157' as 1, the nearest double is 1.0000000000000002)
   },
-  toInteger: (a, from, to) =>
-    exactInt(from === 'Edm.Double' ? `CAST(${roundHalfAwayDouble(a, truncate)} AS DECIMAL(65,0))` : `ROUND(${a})`, to),
+  toInteger: (a, from, to) => exactInt(roundToInteger(a, from), to),
   datePart: (part, a) => (part === 'year' ? `YEAR(${a})` : part === 'month' ? `MONTH(${a})` : `DAYOFMONTH(${a})`),
   timePart: (part, a) =>
     part === 'fractionalseconds'

@@ -44,6 +44,7 @@ export const postgresDialect: Dialect = {
   name: 'postgres',
   quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
   placeholder: (index) => `$${index + 1}`,
+  maxParameters: 65_535, // the protocol's 16-bit parameter count
   typedParam: (param, type) => `${param}::${casts[type] ?? 'text'}`,
   // `-(NULL)`, `EXTRACT(DAY FROM NULL)`: an unknown-typed NULL matches several operators and functions
   typedNull: (type) => `NULL::${casts[type] ?? 'text'}`,
@@ -133,8 +134,9 @@ export const postgresDialect: Dialect = {
     toDecimal: (t) => `(${t})::numeric`,
     // float8in is strtod: correctly rounded for any number of digits
     toDouble: (t) => `(${t})::float8`,
+    // OFFSET 0 keeps the planner from pulling the subquery up, which would copy each value into every reference
     share: (values, alias, body) =>
-      `(SELECT ${body(values.map((_, i) => `${alias}.v${i}`))} FROM (SELECT ${values.map((v, i) => `${v} AS v${i}`).join(', ')}) AS ${alias})`,
+      `(SELECT ${body(values.map((_, i) => `${alias}.v${i}`))} FROM (SELECT ${values.map((v, i) => `${v} AS v${i}`).join(', ')} OFFSET 0) AS ${alias})`,
   },
   toInteger: (a, from, to) =>
     exactInt(

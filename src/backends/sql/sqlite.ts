@@ -9,6 +9,9 @@ export function escapeGlob(text: string): string {
   return text.replace(/[*?[]/g, (c) => `[${c}]`);
 }
 
+/** SQLITE_MAX_LIKE_PATTERN_LENGTH, SQLite's default (measured: a 50,001-byte pattern fails). */
+const MAX_GLOB_BYTES = 50_000;
+
 const fn = (name: string, ...args: Sql[]): Sql => `${name}(${args.join(', ')})`;
 const word = (w: string): Sql => `'${w}'`; // a fixed keyword of ours, never user text
 
@@ -16,6 +19,7 @@ export const sqliteDialect: Dialect = {
   name: 'sqlite',
   quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
   placeholder: () => '?',
+  maxParameters: 32_766, // SQLITE_MAX_VARIABLE_NUMBER's default (measured: 32,767 is "too many SQL variables")
   typedParam: (param) => param,
   typedNull: () => 'NULL', // SQLite's values carry their types
 
@@ -34,10 +38,19 @@ export const sqliteDialect: Dialect = {
   // SQLite's LIKE ignores ASCII case. A literal becomes a GLOB pattern (case-sensitive, and a prefix can use an
   // index); an expression is compared by substrings. Both are null in, null out.
   textMatch: (kind, s, t, literal, param) => {
-    if (literal !== undefined && !literal.includes('\u0000')) {
-      // (SQLite reads a GLOB pattern only up to a NUL: such a literal takes the substring path)
-      const glob = escapeGlob(literal);
-      return `(${s} GLOB ${param(kind === 'startswith' ? `${glob}*` : kind === 'endswith' ? `*${glob}` : `*${glob}*`)})`;
+    const glob = literal === undefined ? undefined : escapeGlob(literal);
+    const pattern =
+      glob === undefined
+        ? undefined
+        : kind === 'startswith'
+          ? `${glob}*`
+          : kind === 'endswith'
+            ? `*${glob}`
+            : `*${glob}*`;
+    // (SQLite reads a GLOB pattern only up to a NUL, and refuses one longer than 50,000 bytes, "LIKE or GLOB pattern
+    // too complex": such a literal takes the substring path)
+    if (pattern !== undefined && !pattern.includes('\u0000') && Buffer.byteLength(pattern) <= MAX_GLOB_BYTES) {
+      return `(${s} GLOB ${param(pattern)})`;
     }
     return kind === 'contains'
       ? `(instr(${s}, ${t}) > 0)`
