@@ -61,6 +61,22 @@ export const edgeStrings = [
   'Z',
   '\u00a0a\u2003',
   'aa',
+  // text a cast to a number reads (SEMANTICS.md "cast": the literal syntax only, else null)
+  '12',
+  '-2.5',
+  '+7',
+  '007',
+  '1e3',
+  '2.5E-1',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-2147483648.5',
+  '2147483647.49',
+  '1e400',
+  '0.5e-7000',
+  ' 1',
+  '1.',
+  '١٢',
 ] as const;
 export const edgeDecimals = [
   '0',
