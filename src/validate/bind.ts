@@ -25,6 +25,7 @@ import type {
   Span,
 } from '../syntax/ast.js';
 import { parseDuration } from '../syntax/literals.js';
+import { parsePattern } from '../values/regex.js';
 import type { QueryOptions } from '../syntax/query-string.js';
 import type { BoundExpr, BoundLiteral, BoundOrderBy, BoundQuery, BoundType, PropertySource } from './bound.js';
 import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
@@ -534,15 +535,13 @@ class Binder {
     if (expr.name === 'matchesPattern') {
       const pattern = args[1]!;
       if (pattern.kind === 'literal' && pattern.value.type === 'Edm.String') {
-        try {
-          new RegExp(pattern.value.value, 'u');
-        } catch (error) {
-          this.fail(
-            'InvalidLiteral',
-            pattern.span,
-            'Invalid regular expression in matchesPattern',
-            (error as Error).message,
-          );
+        const parsed = parsePattern(pattern.value.value);
+        if (!parsed.ok) {
+          const at = this.positionInString(pattern.span, parsed.position);
+          if (parsed.kind === 'invalid')
+            this.fail('InvalidLiteral', at, 'Invalid regular expression in matchesPattern', parsed.message);
+          // valid ECMAScript, but not for a linear-time engine (backreferences, lookaround, a very large automaton)
+          this.fail('NotImplemented', at, 'This regular expression is not supported in matchesPattern', parsed.message);
         }
       }
     }
@@ -557,6 +556,18 @@ class Binder {
         }
       }
     }
+  }
+
+  /**
+   * Where a position inside a string literal's value is in the option text: after the opening quote, with each
+   * doubled quote of the text counting once in the value.
+   */
+  private positionInString(span: Span, index: number): number {
+    const text = this.text;
+    if (text === undefined || text[span.start] !== "'") return span.start + 1 + index;
+    let at = span.start + 1;
+    for (let i = 0; i < index && at < span.end; i++) at += text[at] === "'" ? 2 : 1;
+    return at;
   }
 
   private bindCastOrIsOf(expr: CallExpr): BoundExpr {

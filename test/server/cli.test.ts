@@ -27,12 +27,12 @@ describe('odata-engine explain', () => {
   });
 
   it('says which dialect does not translate a construct', () => {
-    const { status, stdout } = run('explain', 'Accounts', "$filter=matchesPattern(Account,'^1')");
+    // MariaDB's PCRE2 would backtrack without bound on this pattern; SQLite and PostgreSQL translate it
+    const { status, stdout } = run('explain', 'Accounts', "$filter=matchesPattern(Account,'^(1|1?)+$')");
     expect(status).toBe(0);
     expect(stdout).toContain('SQL (sqlite):\nSELECT');
-    expect(stdout).toMatch(
-      /SQL \(postgres\): not translated \(HTTP 501\): matchesPattern is not supported by the postgres SQL dialect/,
-    );
+    expect(stdout).toContain('SQL (postgres):\nSELECT');
+    expect(stdout).toMatch(/SQL \(mysql\): not translated \(HTTP 501\): .+ is not supported by the mysql SQL dialect/);
   });
 
   it('prints the OData error body and fails for a bad query', () => {

@@ -108,7 +108,9 @@ const typeCases: readonly Case[] = [
   ["contains(Count32,'1')", ['TypeMismatch', 9]],
   ["substring(Name,'1') eq 'a'", ['TypeMismatch', 15]],
   ["substring(Name,-1) eq 'a'", ['InvalidLiteral', 15]],
-  ["matchesPattern(Name,'(')", ['InvalidLiteral', 20]],
+  ["matchesPattern(Name,'(')", ['InvalidLiteral', 21]], // the group opened at the pattern's first character
+  ["matchesPattern(Name,'ab''c[')", ['InvalidLiteral', 26]], // a doubled quote is one character of the pattern
+  ["matchesPattern(Name,'(a)\\1')", ['NotImplemented', 24]], // a backreference needs a backtracking engine
   ['length(Name)', ['NotBoolean', 0]],
   // date and time functions
   ['year(Due) eq 2024 and month(Created) eq 5 and day(Created) eq 1', 'ok'],

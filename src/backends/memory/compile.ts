@@ -29,7 +29,7 @@ import {
   codePointLength,
   codePointSubstring,
   compareCodePoints,
-  matchesPatternRegExp,
+  patternMatcher,
   toLowerSimple,
   toUpperSimple,
   trimWhiteSpace,
@@ -676,16 +676,15 @@ class Compiler {
       case 'concat':
         return pair((s, t) => (s as string) + (t as string));
       case 'matchesPattern': {
+        // a linear-time matcher (src/values/regex.ts): no pattern can make a row take more than linear time
         const pattern = expr.args[1]!;
         if (pattern.kind === 'literal' && pattern.value.type === 'Edm.String') {
-          const regexp = matchesPatternRegExp(pattern.value.value);
-          return unary((s) => (regexp === undefined ? null : regexp.test(s as string)));
+          const matcher = patternMatcher(pattern.value.value);
+          return unary((s) => (matcher === undefined ? null : matcher.test(s as string)));
         }
-        const cache = new Map<string, RegExp | undefined>();
         return pair((s, p) => {
-          let regexp = cache.get(p as string);
-          if (!cache.has(p as string)) cache.set(p as string, (regexp = matchesPatternRegExp(p as string)));
-          return regexp === undefined ? null : regexp.test(s as string);
+          const matcher = patternMatcher(p as string);
+          return matcher === undefined ? null : matcher.test(s as string);
         });
       }
       case 'year':

@@ -280,18 +280,3 @@ export function patternMatcher(pattern: string): Matcher | undefined {
   }
   return matcher;
 }
-
-/**
- * The `matchesPattern` pattern as a JavaScript regular expression with the `u` flag, or undefined when the pattern
- * is not valid. The result has no `g` or `y` flag, so `test` keeps no state and one instance can serve every row.
- *
- * @deprecated JavaScript's backtracking engine can take exponential time (issue 12): `patternMatcher` answers the
- * same in linear time. Kept only until src/backends/memory/compile.ts uses patternMatcher.
- */
-export function matchesPatternRegExp(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return undefined;
-  }
-}

@@ -1,6 +1,7 @@
 // What differs between the SQL dialects, as hooks over one emitter (emit.ts). A dialect never decides what a query
 // means (SEMANTICS.md does, in emit.ts); it only says how its database spells that meaning.
 import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { Pattern } from '../../values/regex.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -62,8 +63,16 @@ export interface Dialect {
   ): Sql;
   /** `s LIKE pattern` where the pattern escapes `%`, `_` and `\` with `\` (`column` as for `ordinal`). */
   like(s: Sql, pattern: Sql, column: boolean): Sql;
-  /** `matchesPattern`; undefined when the dialect has no ECMAScript-compatible regular expressions. */
+  /**
+   * `matchesPattern` for any pattern, literal or not, as SEMANTICS.md means it (SQLite: the registered linear-time
+   * matcher). A dialect without it may translate literal patterns (`regexMatch`); otherwise matchesPattern is a 501.
+   */
   matchesPattern?(s: Sql, pattern: Sql): Sql;
+  /**
+   * `matchesPattern` with a literal pattern, in the database's own regular expressions: the pattern written for it
+   * (src/values/regex.ts), as a parameter, or why this pattern cannot be written exactly.
+   */
+  regexMatch?(s: Sql, pattern: Pattern, param: (value: string) => Sql): Sql | { readonly unsupported: string };
 
   // Numbers.
   /** Integer arithmetic, exact; a result outside Int64 is null (operands are non-null-checked by the caller). */

@@ -14,6 +14,7 @@ import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
 import type { Dialect, SqlDialectName, SqlParam, Sql } from './dialect.js';
 import { encodeLiteral } from './storage.js';
+import { parsePattern } from '../../values/regex.js';
 import { DECIMAL_EXPONENT_LIMIT, DOUBLE_OVERFLOW_DIGITS, DOUBLE_UNDERFLOW_DIGITS } from './common.js';
 
 /** Where an entity type's rows live: the table and, where they differ from the property names, the columns. */
@@ -665,8 +666,17 @@ export class SqlEmitter {
       case 'concat':
         return d.concat(a0!, a1!); // null in, null out in every dialect's form
       case 'matchesPattern': {
-        if (d.matchesPattern === undefined) throw this.unsupported(expr, 'matchesPattern');
-        return d.matchesPattern(a0!, a1!);
+        if (d.matchesPattern !== undefined) return d.matchesPattern(a0!, a1!);
+        const pattern = expr.args[1]!;
+        if (d.regexMatch === undefined) throw this.unsupported(expr, 'matchesPattern');
+        if (pattern.kind !== 'literal' || pattern.value.type !== 'Edm.String')
+          throw this.unsupported(expr, 'matchesPattern with a pattern that is not a literal');
+        const parsed = parsePattern(pattern.value.value);
+        // the validator refuses a literal pattern that does not parse; null, as in memory, for a tree built elsewhere
+        if (!parsed.ok) return d.typedNull('Edm.Boolean');
+        const match = d.regexMatch(a0!, parsed.pattern, (value) => this.param(value, 'Edm.String'));
+        if (typeof match !== 'string') throw this.unsupported(expr, match.unsupported);
+        return match;
       }
       case 'year':
       case 'month':

@@ -3,6 +3,7 @@
 import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
 import type { EdmPrimitiveType } from '../../model/edm.js';
 import type { Dialect, NumericOperator, Sql } from './dialect.js';
+import { toMysqlRegex } from '../../values/regex.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
 const CASE_MAPPING = 'utf8mb4_uca1400_nopad_as_cs';
@@ -123,6 +124,12 @@ export const mysqlDialect: Dialect = {
   upper: (s) => `(UPPER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY})`,
   trim: (s, param) => `REGEXP_REPLACE(${s}, ${param(`^[${WHITE_SPACE_CLASS}]+|[${WHITE_SPACE_CLASS}]+$`)}, '')`,
   like: (s, pattern, column) => `(${ordinal(s, column)} LIKE ${pattern})`, // the default escape character is the backslash
+  // PCRE2 backtracks: only patterns whose backtracking stays bounded translate (toMysqlRegex); `(?-i)` in the pattern
+  // makes the match case-sensitive whatever the collation
+  regexMatch: (s, pattern, param) => {
+    const regex = toMysqlRegex(pattern);
+    return typeof regex === 'string' ? `(${s} REGEXP ${param(regex)})` : regex;
+  },
   integerArithmetic: (op, a, b) => (op === 'mod' ? exactIntegerOf(op, a, b) : exactInt(exactIntegerOf(op, a, b))),
   integerChecks: {
     exact: exactIntegerOf,

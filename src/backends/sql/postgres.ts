@@ -11,6 +11,7 @@ import {
   WHITE_SPACE_CHARACTERS,
 } from './common.js';
 import type { Dialect, Sql } from './dialect.js';
+import { toPostgresRegex } from '../../values/regex.js';
 
 const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
   'Edm.String': 'text',
@@ -68,6 +69,11 @@ export const postgresDialect: Dialect = {
   upper: (s) => `(upper(${s} COLLATE "C.utf8") COLLATE "C")`,
   trim: (s, param) => `btrim(${s}, ${param(WHITE_SPACE_CHARACTERS)})`,
   like: (s, pattern) => `(${s} LIKE ${pattern})`, // the default escape character is the backslash
+  // Spencer's engine (no exponential time on any pattern), under "C" so that classes are the code points written
+  regexMatch: (s, pattern, param) => {
+    const regex = toPostgresRegex(pattern);
+    return typeof regex === 'string' ? `((${s} COLLATE "C") ~ ${param(regex)})` : regex;
+  },
   integerArithmetic: (op, a, b) => {
     switch (op) {
       case 'div':

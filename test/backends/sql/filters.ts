@@ -186,7 +186,10 @@ const mixedInParts: fc.Arbitrary<{ left: string; items: string[] }> = fc.oneof(
     .tuple(near, literal.Double, fc.boolean())
     .map(([[left, item], double, first]) => ({ left, items: first ? [item, double] : [double, item] })),
   fc
-    .tuple(pick('I', 'L', 'D', 'F', '(D add 1)', 'cast(S,Edm.Int64)'), fc.array(numberItem, { minLength: 1, maxLength: 5 }))
+    .tuple(
+      pick('I', 'L', 'D', 'F', '(D add 1)', 'cast(S,Edm.Int64)'),
+      fc.array(numberItem, { minLength: 1, maxLength: 5 }),
+    )
     .map(([left, items]) => ({ left, items })),
   fc
     .tuple(
@@ -225,6 +228,45 @@ function booleanOf(depth: number): fc.Arbitrary<string> {
       pick('time(At)', '12:00:00', '23:59:59.999', 'null'),
     )
     .map(([a, o, b]) => `(${a} ${o} ${b})`);
+  // matchesPattern with literal patterns every dialect writes exactly (MariaDB: PCRE2's backtracking stays bounded),
+  // on code points: classes, anchors, word boundaries, astral characters, repetition; percent-encoded as in a URL
+  const regex = fc
+    .tuple(
+      orNull(valueOf('String', 1)),
+      pick(
+        '^a',
+        'a$',
+        '^\\p{Lu}',
+        '^.$',
+        '[0-9]',
+        '\\d+',
+        '^[a-z]+$',
+        'x.y',
+        '\\bA',
+        '🚀',
+        '^$',
+        '(?:ab|a)c',
+        'İ',
+        '\\s',
+        '[^a-z]',
+        '^.*$',
+        'a.*b',
+        '^(a|b)*$',
+        '\\w{2,3}',
+        '^.{2}$',
+        '\\.',
+        '\\u00a0',
+        "'",
+        '^[🚀x]+$',
+        '\\B',
+        'a|^b$',
+        '^-?\\d+(\\.\\d+)?$',
+        '\\*\\?\\[',
+        '^\\P{L}*$',
+        '[\\u{1F600}-\\u{1F6FF}]',
+      ),
+    )
+    .map(([s, pattern]) => `matchesPattern(${s},${encodeURIComponent(quote(pattern))})`);
   const mixedIn = mixedInParts.map(({ left, items }) => `(${left} in (${items.join(',')}))`);
   const inList = fc
     .constantFrom<Exclude<T, 'Boolean'>>('String', 'Int32', 'Decimal', 'Guid', 'Date')
@@ -247,6 +289,7 @@ function booleanOf(depth: number): fc.Arbitrary<string> {
     { weight: 2, arbitrary: inList },
     { weight: 3, arbitrary: mixedIn },
     { weight: 1, arbitrary: timeOfDay },
+    { weight: 2, arbitrary: regex },
     {
       weight: 1,
       arbitrary: pick(

@@ -548,7 +548,8 @@ const corpus: readonly Case[] = [
   {
     name: 'matchesPattern with quotes',
     query: F("matchesPattern(S,'^.*''.*$')"),
-    expect: { sqlite: 'rows', postgres: 501, mysql: 501 },
+    // MariaDB: `.*'.*` can match a text with many quotes in as many ways, more than PCRE2 is let backtrack on
+    expect: { sqlite: 'rows', postgres: 'rows', mysql: 501 },
   },
 
   // ── tautologies, UNION, subqueries ──

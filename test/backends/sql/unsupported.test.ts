@@ -10,7 +10,11 @@ const all: readonly SqlDialectName[] = ['sqlite', 'postgres', 'mysql'];
 
 /** [query, the dialects that refuse it, the text the message must contain] */
 const refused: readonly [string, readonly SqlDialectName[], string][] = [
-  ["$filter=matchesPattern(S,'^a')", ['postgres', 'mysql'], 'matchesPattern'],
+  // a pattern that is not a literal cannot be written in the database's own regular expressions
+  ['$filter=matchesPattern(S,T)', ['postgres', 'mysql'], 'matchesPattern with a pattern that is not a literal'],
+  // PCRE2 would backtrack without bound on these (src/values/regex/sql.ts): MariaDB only
+  ["$filter=matchesPattern(S,'^(a|a?)+$')", ['mysql'], 'is not supported by the mysql SQL dialect'],
+  ["$filter=matchesPattern(S,'^.*.*.*x')", ['mysql'], 'is not supported by the mysql SQL dialect'],
   ['$filter=F mod 2e0 eq 0', ['postgres'], 'mod on Edm.Double'],
   ['$filter=F lt NaN', ['sqlite', 'mysql'], 'NaN'],
   ['$filter=F lt INF', ['mysql'], 'INF'],
@@ -61,7 +65,7 @@ describe('constructs a dialect does not translate', () => {
 
   it('names the position of the refused construct', () => {
     try {
-      toSql(bind("$filter=I eq 1 and matchesPattern(S,'^a')"), { dialect: 'postgres', table: 'thing' });
+      toSql(bind('$filter=I eq 1 and matchesPattern(S,T)'), { dialect: 'postgres', table: 'thing' });
       expect.unreachable();
     } catch (error) {
       expect(isODataError(error) && error.position).toBe(11);
