@@ -37,7 +37,8 @@ const commands: Readonly<Record<string, CommandSpec>> = {
   no limit); timeouts in seconds for headers (10), the whole request (60) and draining on SIGTERM (30).
   Every query has a budget (--query-timeout, default 10 s; 0: none; past it 504) and waits at most --acquire-timeout
   (2 s; then 503) for a PostgreSQL connection (--pool-size, default 10) or a SQLite reader (--readers, default 4
-  threads; 0 reads on the server's thread without a budget; --reader-processes: processes, stoppable at any point).`,
+  threads; 0: reads on the server's thread, stopped at the budget but blocking others until then;
+  --reader-processes: processes, stoppable at any point).`,
     flags: {
       ...storageFlags,
       port: 'value',

@@ -98,7 +98,8 @@ async function sqliteSites(
   options: SqliteBackendOptions,
 ): Promise<{ dir: string; backend: Backend; north: SiteStore; south: SiteStore }> {
   const dir = mkdtempSync(join(tmpdir(), 'odata-budget-'));
-  const backend = await openSqliteBackend(dir, options);
+  // reads go to the readers under test, not first to the inline try (read-deadline.test.ts tests that)
+  const backend = await openSqliteBackend(dir, { inlineReadMs: 0, ...options });
   cleanups.push(async () => {
     await backend.close();
     rmSync(dir, { recursive: true, force: true });

@@ -25,6 +25,11 @@ export interface Dialect {
    * the parameter's value, for a dialect whose cast depends on it (MySQL sizes a DECIMAL to the literal's digits).
    */
   typedParam(param: Sql, type: EdmPrimitiveType, value?: SqlParam): Sql;
+  /**
+   * A condition true for every row, evaluated each time a WHERE visits a row, that stops the statement past its
+   * deadline (SqlOptions.deadlineChecks); undefined where the database stops statements itself.
+   */
+  readonly rowCheck?: Sql;
   /** A null of an EDM type, where an untyped NULL would leave the database unable to choose an operator. */
   typedNull(type: EdmPrimitiveType): Sql;
   /** The Boolean constants, as this dialect's WHERE accepts them. */

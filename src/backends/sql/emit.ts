@@ -34,6 +34,12 @@ export interface SqlOptions extends SqlTable {
    * the user's filter, so no filter can reach another scope's rows.
    */
   readonly scope?: Readonly<Record<string, SqlParam>>;
+  /**
+   * Puts the dialect's row check first in every WHERE (the root's and each subquery's), so that the statement can be
+   * stopped at a deadline even inside the database's own code. SQLite only (`odata_deadline()`, run the statement
+   * under runWithDeadline); ignored by dialects without one. About 130 ns a row visited.
+   */
+  readonly deadlineChecks?: boolean;
 }
 
 export interface SqlStatement {
@@ -81,7 +87,7 @@ export class SqlEmitter {
 
   /** The condition alone (the scope conditions and the filter), reading the root table through alias `t0`. */
   where(bound: BoundQuery): Sql {
-    const parts = this.scopeConditions(this.root);
+    const parts = [...this.rowChecks(), ...this.scopeConditions(this.root)];
     if (bound.filter === undefined) return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
     const filter = this.boolean(bound.filter, 'where');
     // the scope is ANDed with the whole filter, parenthesized, so no `or` in it can reach other scopes' rows
@@ -178,6 +184,12 @@ export class SqlEmitter {
         ? `${scope.alias}.${this.dialect.quoteIdentifier(column)} IS NULL`
         : `${scope.alias}.${this.dialect.quoteIdentifier(column)} = ${this.rawParam(value)}`,
     );
+  }
+
+  /** The row check of `deadlineChecks`: first in a WHERE, so that it runs for every row visited, kept or not. */
+  private rowChecks(): Sql[] {
+    const check = this.options.deadlineChecks === true ? this.dialect.rowCheck : undefined;
+    return check === undefined ? [] : [check];
   }
 
   // ── parameters ─────────────────────────────────────────────────────────────
@@ -850,6 +862,8 @@ export class SqlEmitter {
     const join = Object.entries(navigation.foreignKey).map(
       ([parentKey, childColumn]) => `${this.column(scope, childColumn)} = ${this.column(parent, parentKey)}`,
     );
+    // the row check before the join condition too: without an index on it, every child row is visited
+    join.unshift(...this.rowChecks());
     join.push(...this.scopeConditions(scope));
     this.variables.set(variable, scope);
     return { scope, from: `FROM ${this.tableName(table)} AS ${scope.alias} WHERE ${join.join(' AND ')}` };

@@ -7,7 +7,13 @@ export type { SqlDialectName, SqlParam } from './dialect.js';
 export type { SqlOptions, SqlStatement, SqlTable } from './emit.js';
 export { MAX_SQL_LENGTH, escapeLike } from './emit.js';
 export { createTableSql, columnType, decodeRow, decodeValue, encodeValue, type CreateTableOptions } from './storage.js';
-export { registerSqliteFunctions, type SqliteFunctionHost } from './functions.js';
+export {
+  registerSqliteFunctions,
+  runWithDeadline,
+  isStatementDeadline,
+  StatementDeadlineError,
+  type SqliteFunctionHost,
+} from './functions.js';
 export { mysqlSessionSql } from './mysql.js';
 
 function emitter(bound: BoundQuery, options: SqlOptions): SqlEmitter {

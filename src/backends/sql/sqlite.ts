@@ -22,6 +22,7 @@ export const sqliteDialect: Dialect = {
   maxParameters: 32_766, // SQLITE_MAX_VARIABLE_NUMBER's default (measured: 32,767 is "too many SQL variables")
   typedParam: (param) => param,
   typedNull: () => 'NULL', // SQLite's values carry their types
+  rowCheck: 'odata_deadline()', // functions.ts: runWithDeadline
 
   true: '1',
   false: '0',

@@ -86,6 +86,8 @@ export class SiteStore {
       table: c.table,
       navigation: navigationTables(c.entityType),
       scope: { ...this.scope, ...parentScope },
+      // SQLite: a row check in every WHERE, so that the statement stops at its budget wherever it is (sqlite.ts)
+      deadlineChecks: true,
     };
   }
 

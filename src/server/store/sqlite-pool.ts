@@ -40,7 +40,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { SqlParam } from '../../backends/sql/index.js';
+import { isStatementDeadline, type SqlParam } from '../../backends/sql/index.js';
 import { abortReason, queryTimeout, unavailable, type RawRow, type Readiness } from './driver.js';
 
 /** What a reader thread is started with. */
@@ -52,7 +52,15 @@ export interface ReaderRequest {
   readonly file: string;
   readonly sql: string;
   readonly params: readonly SqlParam[];
+  /** The read's budget, for the statement's own deadline checks (0: none). */
+  readonly budgetMs: number;
 }
+
+/**
+ * How much later than the budget the pool terminates a reader: a statement with deadline checks stops itself at
+ * the budget and answers within a millisecond, and its reader is kept; one without is terminated.
+ */
+const TERMINATE_GRACE_MS = 100;
 
 export type ReaderReply =
   | 'ready'
@@ -227,7 +235,7 @@ export class SqliteReadPool {
 
   /** Runs a read of `file` on a reader thread. */
   read(file: string, sql: string, params: readonly SqlParam[], signal?: AbortSignal): Promise<RawRow[]> {
-    return this.submit({ file, sql, params }, true, this.acquireTimeoutMs, signal);
+    return this.submit({ file, sql, params, budgetMs: this.queryTimeoutMs }, true, this.acquireTimeoutMs, signal);
   }
 
   /**
@@ -235,7 +243,7 @@ export class SqliteReadPool {
    */
   async probe(file: string): Promise<Readiness> {
     try {
-      await this.submit({ file, sql: 'SELECT 1', params: [] }, false, PROBE_WAIT_MS, undefined);
+      await this.submit({ file, sql: 'SELECT 1', params: [], budgetMs: 0 }, false, PROBE_WAIT_MS, undefined);
       return { status: 'ready' };
     } catch (error) {
       const retryAfter = (error as { retryAfter?: unknown }).retryAfter;
@@ -382,7 +390,10 @@ export class SqliteReadPool {
     if (reader.files.size > this.setup.maxConnections) reader.files.delete(reader.files.keys().next().value!);
     reader.worker.ref();
     if (this.queryTimeoutMs > 0)
-      reader.runTimer = setTimeout(() => this.stop(reader, queryTimeout(this.queryTimeoutMs)), this.queryTimeoutMs);
+      reader.runTimer = setTimeout(
+        () => this.stop(reader, queryTimeout(this.queryTimeoutMs)),
+        this.queryTimeoutMs + TERMINATE_GRACE_MS,
+      );
     reader.worker.send(job.request);
   }
 
@@ -407,6 +418,7 @@ export class SqliteReadPool {
         if (job === undefined) return;
         this.done(reader, job);
         if ('rows' in reply) job.resolve(asRows(reply.rows));
+        else if (isStatementDeadline(reply.error)) job.reject(queryTimeout(this.queryTimeoutMs));
         else job.reject(asError(reply.error));
         this.dispatch();
       },

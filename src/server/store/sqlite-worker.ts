@@ -4,7 +4,7 @@
 // prepared statements).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { registerSqliteFunctions } from '../../backends/sql/functions.js';
+import { registerSqliteFunctions, runWithDeadline } from '../../backends/sql/functions.js';
 import type { SqlParam } from '../../backends/sql/index.js';
 import type { ReaderReply, ReaderRequest, ReaderSetup } from './sqlite-pool.js';
 
@@ -54,7 +54,12 @@ function read(request: ReaderRequest): unknown[] {
     if (statements.size > 500) statements.clear();
     statements.set(request.sql, statement);
   }
-  return statement.all(...(request.params as SqlParam[]));
+  const run = statement;
+  // a statement with the emitter's row checks stops itself at the budget, even inside SQLite's own code, and this
+  // reader goes on; the pool's timer (a little later) terminates a reader whose statement has no checks
+  return request.budgetMs > 0
+    ? runWithDeadline(request.budgetMs, () => run.all(...(request.params as SqlParam[])))
+    : run.all(...(request.params as SqlParam[]));
 }
 
 function onMessage(request: ReaderRequest | 'close'): void {

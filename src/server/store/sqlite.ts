@@ -1,19 +1,73 @@
 // SQLite through better-sqlite3: one database file per site (WAL, synchronous=FULL so that an acknowledged write
 // survives a crash or power loss), the engine's functions registered on every connection. With a read pool, reads
-// outside transactions run on its reader threads under its budget (sqlite-pool.ts); writes, and reads inside a
-// transaction (which must see its uncommitted rows), run on this connection on the calling thread: they are short.
+// outside transactions run on its reader threads under its budget (sqlite-pool.ts), except that a statement the
+// emitter wrote with deadline checks is first tried here for a couple of milliseconds (most reads end well within
+// that; the others are stopped by their own row check and go to a reader). Writes, and reads inside a transaction
+// (which must see its uncommitted rows), run on this connection on the calling thread: they are short.
 import Database from 'better-sqlite3';
-import { registerSqliteFunctions, type SqlParam } from '../../backends/sql/index.js';
+import {
+  isStatementDeadline,
+  registerSqliteFunctions,
+  runWithDeadline,
+  type SqlParam,
+} from '../../backends/sql/index.js';
+import { queryTimeout } from './driver.js';
 import type { RawRow, SqlDriver, SqlSession } from './driver.js';
 import type { SqliteReadPool } from './sqlite-pool.js';
 
 export interface SqliteDriverOptions {
-  /** Where reads outside transactions run; without one they run here, inline and without a budget. */
+  /**
+   * Where reads outside transactions run. Without one they run here, inline: a statement with deadline checks (the
+   * emitter's `deadlineChecks`) stops at `queryTimeoutMs`, any other runs to its end.
+   */
   readonly reads?: SqliteReadPool;
+  /**
+   * With a pool: a read whose statement has deadline checks first runs here for at most this many ms (default 2);
+   * one that has not finished by then is stopped and run on a reader with the whole budget. Most reads (a page by an
+   * index) finish in a fraction of a millisecond, and a reader thread's round trip costs more than that (docs/
+   * reliability.md, section 7). 0: every read goes to a reader.
+   */
+  readonly inlineReadMs?: number;
+  /** The budget of a read run here without a pool (default 10,000; 0: none). */
+  readonly queryTimeoutMs?: number;
 }
+
+/**
+ * What the inline tries of one site may cost the server's thread when they fail: a statement that did not finish
+ * inline goes straight to a reader the next times (the last 256 remembered), and the time failed tries took is
+ * bounded per second, so that a client sending ever new heavy queries costs the event loop at most WASTE_PER_SECOND.
+ */
+class InlineTries {
+  private static readonly WASTE_PER_SECOND_MS = 50;
+  private readonly slow = new Set<string>();
+  private allowance = InlineTries.WASTE_PER_SECOND_MS;
+  private refilledAt = performance.now();
+
+  constructor(private readonly tryMs: number) {}
+
+  worthTrying(sql: string): boolean {
+    if (this.slow.has(sql)) return false;
+    const now = performance.now();
+    const limit = InlineTries.WASTE_PER_SECOND_MS;
+    this.allowance = Math.min(limit, this.allowance + ((now - this.refilledAt) * limit) / 1000);
+    this.refilledAt = now;
+    return this.allowance >= this.tryMs;
+  }
+
+  failed(sql: string, tookMs: number): void {
+    this.allowance -= tookMs;
+    if (this.slow.size >= 256) this.slow.delete(this.slow.values().next().value!);
+    this.slow.add(sql);
+  }
+}
+
+/** The row check the emitter writes into statements it may stop (sqlite.ts dialect, `rowCheck`). */
+const ROW_CHECK = 'odata_deadline()';
 
 export function openSqlite(file: string, options: SqliteDriverOptions = {}): SqlDriver {
   const { reads } = options;
+  const inlineReadMs = Math.max(0, options.inlineReadMs ?? 2);
+  const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 10_000);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -31,11 +85,12 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
     }
     return statement;
   };
+  const allNow = (sql: string, params: readonly unknown[]): RawRow[] => {
+    const statement = prepare(sql);
+    return (statement.reader ? statement.all(...(params as SqlParam[])) : []) as RawRow[];
+  };
   const session: SqlSession = {
-    all: async (sql, params = []) => {
-      const statement = prepare(sql);
-      return (statement.reader ? statement.all(...(params as SqlParam[])) : []) as RawRow[];
-    },
+    all: async (sql, params = []) => allNow(sql, params),
     run: async (sql, params = []) => Number(prepare(sql).run(...(params as SqlParam[])).changes),
   };
   // better-sqlite3 is synchronous, but a transaction's work awaits: every operation on this connection goes through
@@ -51,13 +106,35 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
     return next;
   };
   const now = <T>(run: () => Promise<T>): Promise<T> => (pending === 0 ? run() : enqueue(run));
+  const inline = new InlineTries(inlineReadMs);
   return {
     dialect: 'sqlite',
     // a committed write is in the WAL before its transaction resolves, so a reader thread's next statement sees it
-    all: (sql, params = [], read = {}) =>
-      reads === undefined || read.keyLookup === true
-        ? now(() => session.all(sql, params))
-        : reads.read(file, sql, params, read.signal),
+    all: (sql, params = [], read = {}) => {
+      if (read.keyLookup === true) return now(() => session.all(sql, params));
+      const checked = sql.includes(ROW_CHECK);
+      if (reads === undefined) {
+        if (!checked || queryTimeoutMs === 0) return now(() => session.all(sql, params));
+        return now(async () => {
+          try {
+            return runWithDeadline(queryTimeoutMs, () => allNow(sql, params));
+          } catch (error) {
+            throw isStatementDeadline(error) ? queryTimeout(queryTimeoutMs) : error;
+          }
+        });
+      }
+      // first here, briefly, when no transaction is open on this connection (its rows must not be seen)
+      if (checked && inlineReadMs > 0 && pending === 0 && inline.worthTrying(sql)) {
+        const started = performance.now();
+        try {
+          return Promise.resolve(runWithDeadline(inlineReadMs, () => allNow(sql, params)));
+        } catch (error) {
+          if (!isStatementDeadline(error)) return Promise.reject(error as Error);
+          inline.failed(sql, performance.now() - started);
+        }
+      }
+      return reads.read(file, sql, params, read.signal);
+    },
     run: (sql, params) => now(() => session.run(sql, params)),
     transaction: <T>(work: (s: SqlSession) => Promise<T>): Promise<T> =>
       enqueue(async () => {
