@@ -80,7 +80,7 @@ describe('SQLite reads with deadline checks', () => {
       validateQuery(parseQuery('$filter=QuantityOrdered ge 0&$orderby=PONumber,LineNumber&$top=20'), c.entityType),
     );
     await store.driver.close();
-    expect(statements.rows.sql).toContain('WHERE odata_deadline() AND ');
+    expect(statements.rows.sql).toContain('WHERE ((random() & 15) <> 0 OR odata_deadline()) AND ');
     const rows = await driver.all(statements.rows.sql, statements.rows.params);
     expect(rows.length).toBe(20);
     expect(toReader).not.toHaveBeenCalled();
@@ -104,21 +104,23 @@ describe('SQLite reads with deadline checks', () => {
     expect(pool.state.stopping).toBe(0);
   });
 
-  it('go straight to a reader once they were too slow to finish inline', async () => {
+  it('go straight to a reader once they were twice too slow to finish inline', async () => {
     const dir = tempDir();
     const pool = new SqliteReadPool({ threads: 1, queryTimeoutMs: 100 });
     cleanups.push(() => pool.close());
     const driver = openSqlite(join(dir, 'x.db'), { reads: pool, inlineReadMs: 10 });
     cleanups.push(() => driver.close());
     const blocked: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       const started = performance.now();
       const call = driver.all(HEAVY); // the inline try, if any, runs before this returns
       blocked.push(performance.now() - started);
       expect(((await call.catch((e: unknown) => e)) as ODataError).code).toBe('QueryTimeout');
     }
-    expect(blocked[0]).toBeGreaterThanOrEqual(10); // tried here first
-    for (const ms of blocked.slice(1)) expect(ms).toBeLessThan(5); // then sent to the reader at once
+    // tried here twice (the first failure may only have been a cold cache), then sent to the reader at once
+    expect(blocked[0]).toBeGreaterThanOrEqual(10);
+    expect(blocked[1]).toBeGreaterThanOrEqual(10);
+    for (const ms of blocked.slice(2)) expect(ms).toBeLessThan(5);
   });
 
   it('cost the calling thread at most about 50 ms a second when they fail, however many heavy queries arrive', async () => {

@@ -36,8 +36,8 @@ export interface SqlOptions extends SqlTable {
   readonly scope?: Readonly<Record<string, SqlParam>>;
   /**
    * Puts the dialect's row check first in every WHERE (the root's and each subquery's), so that the statement can be
-   * stopped at a deadline even inside the database's own code. SQLite only (`odata_deadline()`, run the statement
-   * under runWithDeadline); ignored by dialects without one. About 130 ns a row visited.
+   * stopped at a deadline even inside the database's own code. SQLite only (`odata_deadline()` for about one row in
+   * 16; run the statement under runWithDeadline); ignored by dialects without one.
    */
   readonly deadlineChecks?: boolean;
 }

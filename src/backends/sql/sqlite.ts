@@ -22,7 +22,10 @@ export const sqliteDialect: Dialect = {
   maxParameters: 32_766, // SQLITE_MAX_VARIABLE_NUMBER's default (measured: 32,767 is "too many SQL variables")
   typedParam: (param) => param,
   typedNull: () => 'NULL', // SQLite's values carry their types
-  rowCheck: 'odata_deadline()', // functions.ts: runWithDeadline
+  // functions.ts, runWithDeadline. A call from SQLite into JavaScript costs about 130 ns, 5-8% of a 20-row page read
+  // by an index; random() is native, so JavaScript is called for one row in 16 on average (the chance that 1,000
+  // rows in a row go unchecked is e^-64)
+  rowCheck: '((random() & 15) <> 0 OR odata_deadline())',
 
   true: '1',
   false: '0',

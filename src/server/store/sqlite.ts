@@ -33,31 +33,44 @@ export interface SqliteDriverOptions {
 }
 
 /**
- * What the inline tries of one site may cost the server's thread when they fail: a statement that did not finish
- * inline goes straight to a reader the next times (the last 256 remembered), and the time failed tries took is
- * bounded per second, so that a client sending ever new heavy queries costs the event loop at most WASTE_PER_SECOND.
+ * What the inline tries of one site may cost the server's thread when they fail. A statement that failed its last
+ * two tries goes straight to a reader for the next 10 s (the last 256 remembered; one failure may only have been a
+ * cold cache), and the time failed tries took is bounded per second, so that a client sending ever new heavy
+ * queries costs the event loop at most 50 ms a second per site.
  */
 class InlineTries {
   private static readonly WASTE_PER_SECOND_MS = 50;
-  private readonly slow = new Set<string>();
+  private static readonly REMEMBER_MS = 10_000;
+  /** Statement → its failed tries in a row, and until when it goes straight to a reader once they are two. */
+  private readonly slow = new Map<string, { failures: number; until: number }>();
   private allowance = InlineTries.WASTE_PER_SECOND_MS;
   private refilledAt = performance.now();
 
   constructor(private readonly tryMs: number) {}
 
   worthTrying(sql: string): boolean {
-    if (this.slow.has(sql)) return false;
     const now = performance.now();
+    const slow = this.slow.get(sql);
+    if (slow !== undefined && slow.failures >= 2) {
+      if (now < slow.until) return false;
+      this.slow.delete(sql);
+    }
     const limit = InlineTries.WASTE_PER_SECOND_MS;
     this.allowance = Math.min(limit, this.allowance + ((now - this.refilledAt) * limit) / 1000);
     this.refilledAt = now;
     return this.allowance >= this.tryMs;
   }
 
+  succeeded(sql: string): void {
+    if (this.slow.size > 0) this.slow.delete(sql);
+  }
+
   failed(sql: string, tookMs: number): void {
     this.allowance -= tookMs;
-    if (this.slow.size >= 256) this.slow.delete(this.slow.values().next().value!);
-    this.slow.add(sql);
+    const failures = (this.slow.get(sql)?.failures ?? 0) + 1;
+    this.slow.delete(sql);
+    if (this.slow.size >= 256) this.slow.delete(this.slow.keys().next().value!);
+    this.slow.set(sql, { failures, until: performance.now() + InlineTries.REMEMBER_MS });
   }
 }
 
@@ -127,7 +140,12 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
       if (checked && inlineReadMs > 0 && pending === 0 && inline.worthTrying(sql)) {
         const started = performance.now();
         try {
-          return Promise.resolve(runWithDeadline(inlineReadMs, () => allNow(sql, params)));
+          const statement = prepare(sql); // compiling is not the statement's work: outside the deadline
+          const rows = runWithDeadline(inlineReadMs, () =>
+            statement.reader ? (statement.all(...(params as SqlParam[])) as RawRow[]) : [],
+          );
+          inline.succeeded(sql);
+          return Promise.resolve(rows);
         } catch (error) {
           if (!isStatementDeadline(error)) return Promise.reject(error as Error);
           inline.failed(sql, performance.now() - started);
