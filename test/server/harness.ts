@@ -112,3 +112,20 @@ export async function startServer(
     },
   };
 }
+
+/** Watches how late the event loop is for a timer of `intervalMs`: `stop()` gives the worst delay seen, in ms. */
+export function watchEventLoop(intervalMs = 10): { stop(): number } {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - intervalMs);
+    last = now;
+  }, intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return worst;
+    },
+  };
+}

@@ -25,7 +25,7 @@ import type { SiteStore } from '../../src/server/store/site-store.js';
 import { parseQuery } from '../../src/syntax/query-string.js';
 import { validateQuery } from '../../src/validate/bind.js';
 import type { EntitySetName } from '../../src/server/model.js';
-import { startServer, storages, type RunningServer } from './harness.js';
+import { startServer, storages, watchEventLoop, type RunningServer } from './harness.js';
 
 const kinds = await storages();
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
@@ -61,23 +61,6 @@ function expectODataError(error: unknown, code: string): ODataError & { retryAft
   expect(error).toBeInstanceOf(ODataError);
   expect((error as ODataError).code).toBe(code);
   return error as ODataError & { retryAfter?: number };
-}
-
-/** The longest the event loop was late for a 10 ms timer while watching. */
-function watchEventLoop(): { stop(): number } {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 10);
-    last = now;
-  }, 10);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return worst;
-    },
-  };
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {

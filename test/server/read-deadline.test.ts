@@ -15,6 +15,7 @@ import { openSqlite } from '../../src/server/store/sqlite.js';
 import { SqliteReadPool } from '../../src/server/store/sqlite-pool.js';
 import { parseQuery } from '../../src/syntax/query-string.js';
 import { validateQuery } from '../../src/validate/bind.js';
+import { watchEventLoop } from './harness.js';
 
 /** A statement with the row check that runs in SQLite's own code for minutes unless stopped. */
 const HEAVY =
@@ -34,21 +35,13 @@ function tempDir(): string {
   return dir;
 }
 
-/** The longest the event loop was late for a 5 ms timer while watching. */
-function watchEventLoop(): { stop(): number } {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 5);
-    last = now;
-  }, 5);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return worst;
-    },
-  };
+/** A data directory with the demo site `north` (sites/north.db). */
+async function demoSite(): Promise<string> {
+  const dir = tempDir();
+  const backend = await openSqliteBackend(dir, { readerThreads: 0 });
+  await loadDemoSite(backend, 'north');
+  await backend.close();
+  return dir;
 }
 
 async function timed<T>(work: Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
@@ -62,10 +55,7 @@ async function timed<T>(work: Promise<T>): Promise<{ ms: number; value?: T; erro
 
 describe('SQLite reads with deadline checks', () => {
   it('run on the calling thread when quick, and go to a reader when not, with the whole budget', async () => {
-    const dir = tempDir();
-    const backend = await openSqliteBackend(dir, { readerThreads: 0 });
-    await loadDemoSite(backend, 'north');
-    await backend.close();
+    const dir = await demoSite();
     const pool = new SqliteReadPool({ threads: 1, queryTimeoutMs: 800 });
     cleanups.push(() => pool.close());
     const driver = openSqlite(join(dir, 'sites', 'north.db'), { reads: pool, inlineReadMs: 20 });
@@ -87,7 +77,7 @@ describe('SQLite reads with deadline checks', () => {
 
     // a statement that would run for minutes: stopped here within the inline try, then stopped by the reader at its
     // budget, which answers 504 and stays alive
-    const watch = watchEventLoop();
+    const watch = watchEventLoop(5);
     const heavy = await timed(driver.all(HEAVY));
     const worstLag = watch.stop();
     expect(toReader).toHaveBeenCalledTimes(1);
@@ -143,10 +133,7 @@ describe('SQLite reads with deadline checks', () => {
   });
 
   it('never run on the calling thread while a transaction is open on its connection', async () => {
-    const dir = tempDir();
-    const backend = await openSqliteBackend(dir, { readerThreads: 0 });
-    await loadDemoSite(backend, 'north');
-    await backend.close();
+    const dir = await demoSite();
     const pool = new SqliteReadPool({ threads: 1 });
     cleanups.push(() => pool.close());
     const driver = openSqlite(join(dir, 'sites', 'north.db'), { reads: pool });
@@ -178,10 +165,7 @@ describe('SQLite reads with deadline checks', () => {
   });
 
   it('stop a checked statement on a reader thread at the budget without terminating it; an unchecked one is terminated', async () => {
-    const dir = tempDir();
-    const backend = await openSqliteBackend(dir, { readerThreads: 0 });
-    await loadDemoSite(backend, 'north');
-    await backend.close();
+    const dir = await demoSite();
     const pool = new SqliteReadPool({ threads: 1, queryTimeoutMs: 300 });
     cleanups.push(() => pool.close());
     const file = join(dir, 'sites', 'north.db');

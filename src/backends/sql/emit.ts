@@ -49,6 +49,14 @@ export interface SqlStatement {
 
 /** Generated SQL beyond this many characters is refused (a 400), so no query can make the emitter run away. */
 export const MAX_SQL_LENGTH = 1_000_000;
+/**
+ * Subqueries in the generated SQL beyond this many are refused (a 400). The validator allows 32 (`maxSubqueries`),
+ * but some translations name an operand more than once (a decimal quotient's exact rounding, MariaDB's range
+ * checks), and a subquery inside it is then written, planned and run once per copy: five nested quotients of a
+ * `$count` made 1,024 copies, which PostgreSQL planned for minutes.
+ */
+export const MAX_SQL_SUBQUERIES = 128;
+const SUBQUERY = /\(SELECT /g;
 
 const INT64_MAX_BIG = 2n ** 63n - 1n;
 const INT64_MIN_BIG = -(2n ** 63n);
@@ -136,6 +144,14 @@ export class SqlEmitter {
       throw new ODataError(
         'LimitExceeded',
         `The query is too complex: its SQL would exceed ${MAX_SQL_LENGTH} characters`,
+      );
+    }
+    let subqueries = 0;
+    for (SUBQUERY.lastIndex = 0; SUBQUERY.exec(sql) !== null;) subqueries++;
+    if (subqueries > MAX_SQL_SUBQUERIES) {
+      throw new ODataError(
+        'LimitExceeded',
+        `The query is too complex: its SQL would have ${subqueries} subqueries, more than ${MAX_SQL_SUBQUERIES} (an operand repeated by the translation repeats the subqueries in it)`,
       );
     }
     const params: SqlParam[] = [];

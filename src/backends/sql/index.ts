@@ -5,7 +5,7 @@ import { SqlEmitter, type SqlOptions, type SqlStatement } from './emit.js';
 
 export type { SqlDialectName, SqlParam } from './dialect.js';
 export type { SqlOptions, SqlStatement, SqlTable } from './emit.js';
-export { MAX_SQL_LENGTH, escapeLike } from './emit.js';
+export { MAX_SQL_LENGTH, MAX_SQL_SUBQUERIES, escapeLike } from './emit.js';
 export { createTableSql, columnType, decodeRow, decodeValue, encodeValue, type CreateTableOptions } from './storage.js';
 export {
   registerSqliteFunctions,

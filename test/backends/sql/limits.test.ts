@@ -178,6 +178,21 @@ describe('the default limits keep every database within its own limits', () => {
     expect(toSql(bound, { dialect: 'postgres', table: 'thing' }).params).toHaveLength(33_000);
   });
 
+  it('a subquery inside operands the translation repeats is refused before its copies multiply', async () => {
+    // found by the random property below in CI: each exact decimal quotient names its operands several times, so
+    // five nested quotients of a $count wrote it 1,024 times on PostgreSQL, which planned for minutes
+    let x = '(I add Parts/$count)';
+    for (let depth = 1; depth <= 5; depth++) {
+      x = `cast(cast(${x},Edm.Decimal) divby 2,Edm.Int64)`;
+      const outcome = await runsOrRefuses(F(`${x} gt 0`), 3_000);
+      if (depth === 1) expect(outcome).toBe('ran');
+    }
+    const bound = validateQuery(parseQuery(F(`${x} gt 0`)), Thing);
+    expect(() =>
+      toSql(bound, { dialect: 'postgres', table: 'thing', navigation: { Parts: { table: 'part' } } }),
+    ).toThrow(/would have 1024 subqueries, more than 128/);
+  });
+
   it('a long chain of integer arithmetic stays linear on MariaDB (its NULLIF evaluates its argument twice)', async () => {
     const chain = (op: string, n: number) =>
       `${Array.from({ length: n }, () => '(').join('')}I${Array.from({ length: n }, (_, i) => ` ${op} ${(i % 3) + 1})`).join('')} gt 0`;
