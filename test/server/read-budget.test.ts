@@ -284,6 +284,7 @@ describe.each([
   });
 });
 
+// Linux only: the test counts a reader process's open files through /proc; elsewhere the block is skipped
 describe.runIf(existsSync(`/proc/${process.pid}/task/${process.pid}/children`))('SQLite reader connections', () => {
   it('are opened per site on first use and at most `sitesPerReader` stay open per reader', async () => {
     // a reader process, whose descriptors are its connections' own (in one process SQLite keeps the descriptor of
@@ -349,6 +350,7 @@ describe('SQLite reader threads stopped inside a native step', () => {
   });
 });
 
+// skipped only without the PostgreSQL server (harness.ts warns so; under CI=true it is required)
 describe.runIf(kinds.includes('postgres'))('PostgreSQL budgets', () => {
   const admin = new pg.Client({ connectionString: POSTGRES });
   let adminReady: Promise<void> | undefined;

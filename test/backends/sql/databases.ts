@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll } from 'vitest';
 import type { EntityType } from '../../../src/model/schema.js';
 import {
   createTableSql,
@@ -15,9 +16,11 @@ import {
   mysqlSessionSql,
   registerSqliteFunctions,
   type SqlDialectName,
+  type SqlOptions,
   type SqlParam,
   type SqlStatement,
 } from '../../../src/backends/sql/index.js';
+import { Part, Thing, type Row } from './fixtures.js';
 
 export interface TestDatabase {
   readonly dialect: SqlDialectName;
@@ -198,5 +201,31 @@ export async function openAll(): Promise<TestDatabase[]> {
   if (my !== undefined) all.push(my);
   return all;
 }
+
+/**
+ * Every database, with the tables `thing` (Thing) and `part` (Part) loaded with these rows before the file's tests
+ * and closed after them: the returned array fills in `beforeAll`.
+ */
+export function thingDatabases(things: readonly Row[] = [], parts: readonly Row[] = []): readonly TestDatabase[] {
+  const databases: TestDatabase[] = [];
+  beforeAll(async () => {
+    databases.push(...(await openAll()));
+    for (const db of databases) {
+      await db.load(Thing, 'thing', things);
+      await db.load(Part, 'part', parts);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const db of databases) await db.close();
+  });
+  return databases;
+}
+
+/** toSql's options for `thing` in `db`, its Parts in `part`. */
+export const thingOptions = (db: TestDatabase): SqlOptions => ({
+  dialect: db.dialect,
+  table: db.tableName('thing'),
+  navigation: { Parts: { table: db.tableName('part') } },
+});
 
 export { decodeRow };

@@ -2,12 +2,12 @@
 // in the same order from the memory backend, SQLite, PostgreSQL and MariaDB (SEMANTICS.md: "a property the tests
 // check, not a hope"). A failure prints the seed, the query, the SQL and both answers.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseQuery, validateQuery } from '../../../src/index.js';
 import { runQuery } from '../../../src/backends/memory/index.js';
-import { decodeRow, toSql, type SqlOptions } from '../../../src/backends/sql/index.js';
+import { decodeRow, toSql } from '../../../src/backends/sql/index.js';
 import type { BoundQuery } from '../../../src/validate/bound.js';
-import { openAll, type TestDatabase } from './databases.js';
+import { thingDatabases, thingOptions } from './databases.js';
 import { dataSet, Part, Thing, withParts, type Row } from './fixtures.js';
 import { inAndItsOr, thingQuery } from './filters.js';
 
@@ -15,23 +15,8 @@ import { inAndItsOr, thingQuery } from './filters.js';
 const DATA_SETS = Number(process.env.SQL_DATA_SETS ?? 500);
 const QUERIES_PER_SET = 10;
 
-let databases: TestDatabase[] = [];
-beforeAll(async () => {
-  databases = await openAll();
-  for (const db of databases) {
-    await db.load(Thing, 'thing', []);
-    await db.load(Part, 'part', []);
-  }
-}, 60_000);
-afterAll(async () => {
-  for (const db of databases) await db.close();
-});
+const databases = thingDatabases();
 
-const optionsFor = (db: TestDatabase): SqlOptions => ({
-  dialect: db.dialect,
-  table: db.tableName('thing'),
-  navigation: { Parts: { table: db.tableName('part') } },
-});
 
 /** Values in one comparable form: decimals and Int64 as canonical text, instants as ISO text. */
 function normalize(bound: BoundQuery, rows: readonly Row[]): unknown[] {
@@ -67,7 +52,7 @@ describe('memory, SQLite, PostgreSQL and MariaDB agree', () => {
             const bound = validateQuery(parseQuery(query), Thing);
             const expected = normalize(bound, runQuery(memoryRows, bound).value as Row[]);
             for (const db of databases) {
-              const statement = toSql(bound, optionsFor(db));
+              const statement = toSql(bound, thingOptions(db));
               let actual: unknown[];
               try {
                 actual = normalize(
@@ -116,7 +101,7 @@ describe('memory, SQLite, PostgreSQL and MariaDB agree', () => {
           ];
           for (const db of databases) {
             const run = async (bound: BoundQuery) =>
-              ids((await db.query(toSql(bound, optionsFor(db)))).map((r) => decodeRow(db.dialect, bound.select, r)));
+              ids((await db.query(toSql(bound, thingOptions(db)))).map((r) => decodeRow(db.dialect, bound.select, r)));
             answers.push([db.label, await run(inBound!), await run(orBound!)]);
           }
           for (const [label, viaIn, viaOr] of answers) {

@@ -3,11 +3,11 @@
 // complex", MariaDB "Too high level of nesting for select", or any database run for long on a few rows; what would
 // is a clean 400 before any SQL is sent. The worst shapes are tried one by one, then random ones (a property).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isODataError, parseQuery, validateQuery } from '../../../src/index.js';
-import { toSql, type SqlOptions } from '../../../src/backends/sql/index.js';
-import { openAll, type TestDatabase } from './databases.js';
-import { Part, Thing, type Row } from './fixtures.js';
+import { toSql } from '../../../src/backends/sql/index.js';
+import { thingDatabases, thingOptions } from './databases.js';
+import { Thing, type Row } from './fixtures.js';
 
 const things: Row[] = Array.from({ length: 20 }, (_, i) => ({
   Id: i + 1,
@@ -25,23 +25,8 @@ const parts: Row[] = Array.from({ length: 40 }, (_, i) => ({
   Name: `p${i}`,
 }));
 
-let databases: TestDatabase[] = [];
-beforeAll(async () => {
-  databases = await openAll();
-  for (const db of databases) {
-    await db.load(Thing, 'thing', things);
-    await db.load(Part, 'part', parts);
-  }
-}, 60_000);
-afterAll(async () => {
-  for (const db of databases) await db.close();
-});
+const databases = thingDatabases(things, parts);
 
-const optionsFor = (db: TestDatabase): SqlOptions => ({
-  dialect: db.dialect,
-  table: db.tableName('thing'),
-  navigation: { Parts: { table: db.tableName('part') } },
-});
 
 /** Runs a query the default limits accept on every database; a refusal must be a clean 400 before SQL is sent. */
 async function runsOrRefuses(query: string, budgetMs = 5_000): Promise<'ran' | 'refused'> {
@@ -56,7 +41,7 @@ async function runsOrRefuses(query: string, budgetMs = 5_000): Promise<'ran' | '
   for (const db of databases) {
     let statement;
     try {
-      statement = toSql(bound, optionsFor(db));
+      statement = toSql(bound, thingOptions(db));
     } catch (error) {
       // a 400 (too complex) or a 501 (not translated) is clean
       if (isODataError(error) && (error.status === 400 || error.status === 501)) {

@@ -1,12 +1,12 @@
 // Regressions from an outside differential fuzzer (issue 12, "What outside checks found"): each query that once
 // gave wrong rows, or an error, on some backend runs on memory, SQLite, PostgreSQL and MariaDB and must give the
 // hand-written answer everywhere. The classes behind them are in the differential property's generator (filters.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseQuery, validateQuery, type EntityType } from '../../../src/index.js';
 import { runQuery } from '../../../src/backends/memory/index.js';
 import { decodeRow, toSql, type SqlOptions } from '../../../src/backends/sql/index.js';
 import type { BoundQuery } from '../../../src/validate/bound.js';
-import { openAll, type TestDatabase } from './databases.js';
+import { thingDatabases, type TestDatabase } from './databases.js';
 import { Part, Thing, withParts, type Row } from './fixtures.js';
 
 const things: Row[] = [
@@ -22,17 +22,7 @@ const parts: Row[] = [
   { PartId: 4, ThingId: 3, Q: -1, Name: 'b' },
 ];
 
-let databases: TestDatabase[] = [];
-beforeAll(async () => {
-  databases = await openAll();
-  for (const db of databases) {
-    await db.load(Thing, 'thing', things);
-    await db.load(Part, 'part', parts);
-  }
-}, 60_000);
-afterAll(async () => {
-  for (const db of databases) await db.close();
-});
+const databases = thingDatabases(things, parts);
 
 const optionsFor = (db: TestDatabase, on: 'thing' | 'part'): SqlOptions => ({
   dialect: db.dialect,
