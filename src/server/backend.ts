@@ -39,8 +39,9 @@ export interface BudgetOptions {
   /**
    * Budget of one statement in ms (default 10,000; 0: none). Past it the statement is stopped and the call rejects
    * with `QueryTimeout` (504). PostgreSQL: `statement_timeout` of every connection, so it holds inside transactions
-   * and after this process is gone. SQLite: reads outside transactions, on reader threads (writes and reads inside a
-   * transaction run on the site's connection, and are short).
+   * and after this process is gone. SQLite: reads outside transactions, stopped by the row checks the emitter writes
+   * into them, or on a reader thread by ending it (writes and reads inside a transaction run on the site's
+   * connection, and are short).
    */
   readonly queryTimeoutMs?: number;
   /**

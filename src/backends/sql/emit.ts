@@ -51,9 +51,9 @@ export interface SqlStatement {
 export const MAX_SQL_LENGTH = 1_000_000;
 /**
  * Subqueries in the generated SQL beyond this many are refused (a 400). The validator allows 32 (`maxSubqueries`),
- * but some translations name an operand more than once (a decimal quotient's exact rounding, MariaDB's range
- * checks), and a subquery inside it is then written, planned and run once per copy: five nested quotients of a
- * `$count` made 1,024 copies, which PostgreSQL planned for minutes.
+ * but some translations name an operand more than once (MariaDB's exact decimal division and range checks), and a
+ * subquery inside it is then written, planned and run once per copy: five nested quotients of a `$count` made 1,024
+ * copies on PostgreSQL before its quotient named each operand once, and it planned them for minutes.
  */
 export const MAX_SQL_SUBQUERIES = 128;
 const SUBQUERY = /\(SELECT /g;

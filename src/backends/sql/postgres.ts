@@ -33,12 +33,17 @@ const atMost = (a: Sql, limit: string): Sql => `(CASE WHEN ${a} > ${limit} THEN 
 const utc = (a: Sql): Sql => `(${a} AT TIME ZONE 'UTC')`;
 const exactInt = (exact: Sql, type: 'Edm.Int32' | 'Edm.Int64' = 'Edm.Int64'): Sql =>
   `${nullOutside(exact, ...rangeOf(type))}::${type === 'Edm.Int32' ? 'int4' : 'int8'}`;
-/** Decimal division to 20 places, half away from zero, exactly: an integer quotient and its remainder. */
+/**
+ * Decimal division to 20 places, half away from zero, exactly: an integer quotient and its remainder. The formula
+ * reads each operand several times, so the operands are computed once in a subquery (fenced with OFFSET 0, which
+ * keeps the planner from copying them back in): written inline, nested quotients grew the SQL fourfold per level,
+ * and a subquery inside them with it.
+ */
 const divide20 = (x: Sql, y: Sql): Sql => {
-  const scaled = `((${x}) * 100000000000000000000::numeric)`;
-  const divisor = `NULLIF((${y})::numeric, 0)`;
+  const scaled = `(v.x * 100000000000000000000::numeric)`;
+  const divisor = `NULLIF(v.y, 0)`;
   const q = `div(${scaled}, ${divisor})`;
-  return `((${q} + CASE WHEN 2 * abs(${scaled} - ${q} * ${divisor}) >= abs(${divisor}) THEN sign(${x}) * sign(${y}) ELSE 0 END) * 0.00000000000000000001)`;
+  return `(SELECT (${q} + CASE WHEN 2 * abs(${scaled} - ${q} * ${divisor}) >= abs(${divisor}) THEN sign(v.x) * sign(v.y) ELSE 0 END) * 0.00000000000000000001 FROM (SELECT (${x})::numeric AS x, (${y})::numeric AS y OFFSET 0) AS v)`;
 };
 
 export const postgresDialect: Dialect = {
