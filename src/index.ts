@@ -23,7 +23,7 @@ export {
   type ODataErrorDetail,
   type ODataErrorOptions,
 } from './errors.js';
-export { edmPrimitiveTypes, isEdmPrimitiveType, type EdmPrimitiveType } from './model/edm.js';
+export { edmPrimitiveTypes, isEdmPrimitiveType, type EdmPrimitiveType } from './values/edm.js';
 export {
   defineEntityType,
   defineModel,

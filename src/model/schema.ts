@@ -1,6 +1,6 @@
 // Entity types and models: the schema the validator binds queries to, the stores persist, and
 // $metadata describes. Definitions are plain data; `defineEntityType` checks them once.
-import type { EdmPrimitiveType } from './edm.js';
+import type { EdmPrimitiveType } from '../values/edm.js';
 
 /**
  * What a create fills in when the field is omitted (not when it is sent as null): a fixed value, or one the server

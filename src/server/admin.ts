@@ -2,7 +2,7 @@
 // or nothing) and `odata-engine seed SITE --rows N` (generated records into an empty site). Both run in one
 // transaction per site and report progress.
 import { ODataError, isODataError } from '../errors.js';
-import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/decimal.js';
+import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
 import type { EntityType } from '../model/schema.js';
 import type { Backend } from './backend.js';
 import { checkActionBody, checkCreateBody } from './body.js';

@@ -10,13 +10,15 @@
 // Names are looked up in the entity type's Map, never on an object, and rows are built in a Map and returned as
 // plain objects of own data properties (Object.fromEntries defines, never assigns): `__proto__`, `constructor` and
 // friends in a body are unknown fields like any other and never reach a prototype.
-import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../backends/memory/decimal.js';
-import { DAY, daysFromCivil } from '../backends/memory/values.js';
+import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../values/decimal.js';
 import { combineErrors, ODataError } from '../errors.js';
-import type { EdmPrimitiveType } from '../model/edm.js';
+import type { EdmPrimitiveType } from '../values/edm.js';
 import type { ActionDefinition, EntityType, PropertyDefinition } from '../model/schema.js';
-import { parseDuration } from '../syntax/literals.js';
-import { suggest } from '../validate/suggest.js';
+import { INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN } from '../values/arithmetic.js';
+import { readDateText } from '../values/calendar.js';
+import { suggest } from '../values/suggest.js';
+import { parseDuration, readInstantText, readTimeOfDayText } from '../values/temporal.js';
+import { codePointLength } from '../values/text.js';
 import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from './json-reader.js';
 
 export type Row = Record<string, unknown>;
@@ -57,15 +59,6 @@ const MAX_PROBLEMS = 50;
 const QUOTE_LIMIT = 40;
 /** Longer numeric text is not read as a decimal (no facet in a real model needs more; keeps BigInt work bounded). */
 const MAX_DECIMAL_TEXT = 1000;
-
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z in epoch milliseconds. */
-const MIN_INSTANT = daysFromCivil(1, 1, 1) * DAY;
-const MAX_INSTANT = daysFromCivil(9999, 12, 31) * DAY + DAY - 1;
 
 // ── the public API ───────────────────────────────────────────────────────────────────────────────
 
@@ -582,22 +575,18 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
     }
     case 'Edm.Date': {
       if (typeof value !== 'string') return wrong();
-      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-      if (match === null) return wrong();
-      const problem = calendarProblem(Number(match[1]), Number(match[2]), Number(match[3]));
-      return problem === undefined ? accept(value) : wrong(problem);
+      const date = readDateText(value, true);
+      return typeof date === 'number' ? accept(value) : wrong(date?.problem);
     }
     case 'Edm.DateTimeOffset': {
       if (typeof value !== 'string') return wrong();
-      const instant = readInstant(value, offsetless);
-      return typeof instant === 'number' ? accept(new Date(instant).toISOString()) : wrong(instant);
+      const instant = readInstantText(value, { storable: true, offsetless });
+      return typeof instant === 'number' ? accept(new Date(instant).toISOString()) : wrong(instant?.problem);
     }
     case 'Edm.TimeOfDay': {
       if (typeof value !== 'string') return wrong();
-      const match = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,12})?)?$/.exec(value);
-      if (match === null) return wrong();
-      if (Number(match[1]) > 23 || Number(match[2]) > 59 || Number(match[3] ?? 0) > 59) return wrong('out of range');
-      return accept(value);
+      const time = readTimeOfDayText(value);
+      return typeof time === 'number' ? accept(value) : wrong(time?.problem);
     }
     case 'Edm.Duration':
       return typeof value === 'string' && parseDuration(value) !== undefined ? accept(value) : wrong();
@@ -699,20 +688,6 @@ function textProblem(text: string): { message: string; position: number } | unde
   return undefined;
 }
 
-/** Length in code points (`'🚀'` is one character; a lone surrogate counts as one). */
-function codePointLength(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    n++;
-  }
-  return n;
-}
-
 /** The first `limit` code points of `text`, never splitting a surrogate pair. */
 function prefix(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -764,118 +739,4 @@ function quote(value: unknown): string {
 /** A name from the body: plain if it looks like one, else escaped. */
 function quoteName(name: string): string {
   return /^[\w.@#-]{1,128}$/.test(name) ? `'${name}'` : describe(name);
-}
-
-// ── dates and instants ───────────────────────────────────────────────────────────────────────────
-
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return month === 2 ? (isLeapYear(year) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-}
-
-/** Why year-month-day is not a date between 0001-01-01 and 9999-12-31, or undefined if it is one. */
-function calendarProblem(year: number, month: number, day: number): string | undefined {
-  if (year < 1) return 'years run from 0001 to 9999';
-  if (month < 1 || month > 12) return `month ${String(month).padStart(2, '0')} does not exist`;
-  if (day < 1 || day > daysInMonth(year, month)) {
-    const yearMonth = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}`;
-    return `${yearMonth} has no day ${String(day).padStart(2, '0')}`;
-  }
-  return undefined;
-}
-
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,12}))?)?([Zz]|[+-]\d{2}:\d{2})?$/;
-
-/**
- * ISO 8601 date and time → epoch milliseconds (sub-millisecond digits truncated), or why it is not one. Without an
- * offset it is read in `offsetless` (a time zone) when given, else refused.
- */
-function readInstant(text: string, offsetless: string | undefined): number | string | undefined {
-  const match = INSTANT.exec(text);
-  if (match === null) return /^\d{4}-\d{2}-\d{2}$/.test(text) ? 'a date without a time' : undefined;
-  const [, y, mo, d, h, mi, s = '0', fraction = '', zone] = match;
-  const year = Number(y);
-  const month = Number(mo);
-  const day = Number(d);
-  const problem = calendarProblem(year, month, day);
-  if (problem !== undefined) return problem;
-  const hour = Number(h);
-  const minute = Number(mi);
-  const second = Number(s);
-  if (hour > 23) return `hour ${h} is not between 00 and 23`;
-  if (minute > 59) return `minute ${mi} is not between 00 and 59`;
-  if (second > 59) return `second ${s} is not between 00 and 59`;
-  const local =
-    daysFromCivil(year, month, day) * DAY +
-    hour * 3_600_000 +
-    minute * 60_000 +
-    second * 1000 +
-    Number(fraction.slice(0, 3).padEnd(3, '0'));
-  let instant: number;
-  if (zone === undefined) {
-    if (offsetless === undefined) return 'the time zone offset is missing: add Z or ±hh:mm';
-    instant = zonedToInstant(local, offsetless);
-  } else if (zone === 'Z' || zone === 'z') {
-    instant = local;
-  } else {
-    const offsetHours = Number(zone.slice(1, 3));
-    const offsetMinutes = Number(zone.slice(4, 6));
-    if (offsetHours > 23 || offsetMinutes > 59) return `the offset ${zone} is out of range`;
-    instant = local - (zone.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
-  }
-  if (instant < MIN_INSTANT || instant > MAX_INSTANT)
-    return 'in UTC it is outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z';
-  return instant;
-}
-
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `timeZone` from UTC at an instant, in milliseconds (wall clock minus UTC), from Intl. */
-function zoneOffset(timeZone: string, instant: number): number {
-  let format = zoneFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      era: 'short',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    zoneFormats.set(timeZone, format);
-  }
-  const whole = Math.floor(instant / 1000) * 1000;
-  const parts: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const part of format.formatToParts(new Date(whole))) parts[part.type] = part.value;
-  const yearOfEra = Number(parts.year);
-  const year = parts.era === 'BC' || parts.era === 'B' ? 1 - yearOfEra : yearOfEra;
-  const wall =
-    daysFromCivil(year, Number(parts.month), Number(parts.day)) * DAY +
-    (Number(parts.hour) % 24) * 3_600_000 +
-    Number(parts.minute) * 60_000 +
-    Number(parts.second) * 1000;
-  return wall - whole;
-}
-
-/**
- * The instant of a wall-clock time (`local`, as if it were UTC) in `timeZone`, disambiguated like Temporal's
- * 'compatible': a time that occurs twice (the autumn hour) is the earlier instant; a time that does not occur (the
- * spring gap) is moved forward by the gap (02:30 becomes 03:30). Assumes at most one transition within a day.
- */
-function zonedToInstant(local: number, timeZone: string): number {
-  if (timeZone === 'UTC') return local;
-  const before = zoneOffset(timeZone, local - DAY);
-  const after = zoneOffset(timeZone, local + DAY);
-  let best: number | undefined;
-  for (const offset of before === after ? [before] : [before, after]) {
-    const candidate = local - offset;
-    if (zoneOffset(timeZone, candidate) === offset && (best === undefined || candidate < best)) best = candidate;
-  }
-  return best ?? local - before;
 }

@@ -13,7 +13,7 @@
 // lower case. GUID keys (POAttachments.AttachmentID, ActualLabor.LaborID) are version-4 GUIDs whose first 32 bits
 // are stratified by the record's position, so that they look random yet increase in generation order: rows come out
 // in key order without sorting.
-import { civilFromDays } from '../backends/memory/values.js';
+import { civilFromDays } from '../values/calendar.js';
 import {
   addDecimal,
   decimalFromBigInt,
@@ -22,7 +22,7 @@ import {
   parseDecimal,
   roundDecimal,
   type Decimal,
-} from '../backends/memory/decimal.js';
+} from '../values/decimal.js';
 import { entitySetNames, type EntitySetName } from './model.js';
 
 export type Row = Record<string, unknown>;

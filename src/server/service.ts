@@ -7,11 +7,11 @@
 import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
 import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
 import type { ActionDefinition, EntityType, NavigationProperty, Property } from '../model/schema.js';
-import { addDecimal, decimalToString, parseDecimal } from '../backends/memory/decimal.js';
+import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
 import { parseQuery } from '../syntax/query-string.js';
 import type { LiteralValue } from '../syntax/ast.js';
 import { validateQuery, type QueryLimits } from '../validate/bind.js';
-import { suggest } from '../validate/suggest.js';
+import { suggest } from '../values/suggest.js';
 import type { BoundQuery } from '../validate/bound.js';
 import type { Backend } from './backend.js';
 import {

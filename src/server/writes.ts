@@ -3,7 +3,7 @@
 // transaction.
 import { randomUUID } from 'node:crypto';
 import { ODataError } from '../errors.js';
-import { decimalToString, mulDecimal, parseDecimal, roundDecimal } from '../backends/memory/decimal.js';
+import { decimalToString, mulDecimal, parseDecimal, roundDecimal } from '../values/decimal.js';
 import { collection, type Collection } from './store/collections.js';
 import { isDuplicateKey, type SqlSession } from './store/driver.js';
 import type { SiteStore } from './store/site-store.js';

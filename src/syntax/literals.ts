@@ -2,12 +2,10 @@
 // Each decoder gets the token text and its start position so that an impossible value (month 13,
 // a bad base64 character) is reported at the exact character.
 import { errorAt, type ODataError } from '../errors.js';
+import { INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN } from '../values/arithmetic.js';
+import { readDateText, type TemporalProblem } from '../values/calendar.js';
+import { offsetMinutesOf, parseDuration, readInstantText, readTimeOfDayText } from '../values/temporal.js';
 import type { LiteralValue } from './ast.js';
-
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 export interface LiteralContext {
   /** The option the literal is in, for the error's target. */
@@ -49,129 +47,39 @@ export function decodeString(text: string): string {
   return inner.includes("''") ? inner.replace(/''/g, "'") : inner;
 }
 
-/** Proleptic Gregorian leap year, valid for year 0 and negative years. */
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return month === 2 ? (isLeapYear(year) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
-}
-
-interface DateParts {
-  readonly year: number;
-  readonly month: number;
-  readonly day: number;
-}
-
-/** Validates `[-]YYYY-MM-DD` at `position`; returns its parts. */
-function checkDate(text: string, position: number, ctx: LiteralContext): DateParts {
-  const dash = text.indexOf('-', 1);
-  const year = Number(text.slice(0, dash));
-  const month = Number(text.slice(dash + 1, dash + 3));
-  const day = Number(text.slice(dash + 4, dash + 6));
-  if (month < 1 || month > 12) throw invalid(ctx, position + dash + 1, `Month ${month} is not between 01 and 12`);
-  if (day < 1 || day > daysInMonth(year, month)) {
-    throw invalid(ctx, position + dash + 4, `Day ${day} does not exist in ${text.slice(0, dash + 3)}`);
-  }
-  return { year, month, day };
+/** A date, time or instant problem as a literal error: at its character, in a sentence. */
+function temporalError(ctx: LiteralContext, position: number, problem: TemporalProblem | undefined, what: string) {
+  if (problem === undefined) return invalid(ctx, position, `${what} is not valid`);
+  const sentence = problem.problem[0]!.toUpperCase() + problem.problem.slice(1);
+  return invalid(ctx, position + problem.at, sentence);
 }
 
 export function decodeDate(text: string, position: number, ctx: LiteralContext): LiteralValue {
-  checkDate(text, position, ctx);
+  const days = readDateText(text, false);
+  if (typeof days !== 'number') throw temporalError(ctx, position, days, 'Date');
   return { type: 'Edm.Date', value: text };
 }
 
-/** Checks `HH:MM[:SS[.f+]]` starting at `position`; seconds may be 60 only where `allowLeapSecond`. */
-function checkTime(
-  text: string,
-  position: number,
-  ctx: LiteralContext,
-  allowLeapSecond: boolean,
-): { hour: number; minute: number; second: number; fraction: string } {
-  const hour = Number(text.slice(0, 2));
-  const minute = Number(text.slice(3, 5));
-  const second = text.length > 5 ? Number(text.slice(6, 8)) : 0;
-  const dot = text.indexOf('.');
-  const fraction = dot === -1 ? '' : text.slice(dot + 1);
-  if (hour > 23) throw invalid(ctx, position, `Hour ${text.slice(0, 2)} is not between 00 and 23`);
-  if (minute > 59) throw invalid(ctx, position + 3, `Minute ${text.slice(3, 5)} is not between 00 and 59`);
-  if (second > (allowLeapSecond ? 60 : 59)) {
-    throw invalid(ctx, position + 6, `Second ${text.slice(6, 8)} is out of range`);
-  }
-  if (fraction.length > 12) {
-    throw invalid(ctx, position + dot + 13, 'Fractional seconds have at most 12 digits');
-  }
-  return { hour, minute, second, fraction };
-}
-
 export function decodeTimeOfDay(text: string, position: number, ctx: LiteralContext): LiteralValue {
-  checkTime(text, position, ctx, false);
+  const ms = readTimeOfDayText(text);
+  if (typeof ms !== 'number') throw temporalError(ctx, position, ms, 'TimeOfDay');
   return { type: 'Edm.TimeOfDay', value: text };
 }
 
-/** Milliseconds since the epoch of a proleptic Gregorian date-time in UTC (years 0–99 and negatives included). */
-export function utcMilliseconds(
-  year: number,
-  month: number,
-  day: number,
-  hour = 0,
-  minute = 0,
-  second = 0,
-  millisecond = 0,
-): number {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, millisecond);
-  return date.getTime();
-}
+/** The URL form: a required offset (the lexer has seen it), a leap second allowed, any year a Date can hold. */
+const LITERAL_INSTANT = { leapSecond: true } as const;
 
 export function decodeDateTimeOffset(text: string, position: number, ctx: LiteralContext): LiteralValue {
-  const t = text.search(/[tT]/);
-  const datePart = checkDate(text.slice(0, t), position, ctx);
-  const rest = text.slice(t + 1);
-  const zoneAt = rest.search(/[zZ+-]/);
-  const timeText = rest.slice(0, zoneAt);
-  const zone = rest.slice(zoneAt);
-  const time = checkTime(timeText, position + t + 1, ctx, true);
-  let offsetMinutes = 0;
-  if (zone !== 'Z' && zone !== 'z') {
-    const hours = Number(zone.slice(1, 3));
-    const minutes = Number(zone.slice(4, 6));
-    const zonePosition = position + t + 1 + zoneAt;
-    if (hours > 23 || minutes > 59) throw invalid(ctx, zonePosition, `Time zone offset ${zone} is out of range`);
-    offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
-  }
-  // DateTimeOffset precision is milliseconds: truncate longer fractions (SEMANTICS.md).
-  const millisecond = time.fraction === '' ? 0 : Number(time.fraction.slice(0, 3).padEnd(3, '0'));
-  const local = utcMilliseconds(
-    datePart.year,
-    datePart.month,
-    datePart.day,
-    time.hour,
-    time.minute,
-    time.second,
-    millisecond,
-  );
-  const epochMilliseconds = local - offsetMinutes * 60_000;
-  if (!Number.isFinite(epochMilliseconds))
-    throw invalid(ctx, position, 'DateTimeOffset is outside the supported range');
+  const epochMilliseconds = readInstantText(text, LITERAL_INSTANT);
+  const offsetMinutes = offsetMinutesOf(text);
+  if (typeof epochMilliseconds !== 'number' || offsetMinutes === undefined)
+    throw temporalError(
+      ctx,
+      position,
+      typeof epochMilliseconds === 'number' ? undefined : epochMilliseconds,
+      'DateTimeOffset',
+    );
   return { type: 'Edm.DateTimeOffset', value: text, epochMilliseconds, offsetMinutes };
-}
-
-const DURATION = /^(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
-
-/** Parses an ISO 8601 day-time duration (`[-]P[nD][T[nH][nM][n[.n]S]]`); undefined if it is not one. */
-export function parseDuration(text: string): number | undefined {
-  const match = DURATION.exec(text);
-  if (match === null || text.endsWith('P') || text.endsWith('T')) return undefined;
-  const [, sign, days, hours, minutes, seconds] = match;
-  const ms =
-    Number(days ?? 0) * 86_400_000 +
-    Number(hours ?? 0) * 3_600_000 +
-    Number(minutes ?? 0) * 60_000 +
-    Math.round(Number(seconds ?? 0) * 1000);
-  return sign === '-' ? -ms : ms;
 }
 
 /** `duration'P1DT2H'`. */

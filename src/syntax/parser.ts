@@ -46,7 +46,7 @@ import {
   decodeTimeOfDay,
   type LiteralContext,
 } from './literals.js';
-import { suggest } from '../validate/suggest.js';
+import { suggest } from '../values/suggest.js';
 
 /** Canonical function names by lower-case spelling (function names are case-insensitive in 4.01). */
 const canonicalByLowerName: ReadonlyMap<string, CanonicalFunctionName> = new Map(

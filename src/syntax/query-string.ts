@@ -2,7 +2,7 @@
 // percent-decoded once, duplicates and unknown `$` options rejected, custom options kept,
 // `@alias` values parsed and attached to the alias nodes that use them.
 import { atPosition, combineErrors, errorAt, ODataError } from '../errors.js';
-import { suggest } from '../validate/suggest.js';
+import { suggest } from '../values/suggest.js';
 import type { Expr, OrderByItem, SelectItem } from './ast.js';
 import {
   parseCount,

@@ -9,7 +9,7 @@ import {
   isOrdered,
   widerNumeric,
   type EdmPrimitiveType,
-} from '../model/edm.js';
+} from '../values/edm.js';
 import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
 import type {
   ArithmeticOperator,
@@ -24,12 +24,12 @@ import type {
   SelectItem,
   Span,
 } from '../syntax/ast.js';
-import { parseDuration } from '../syntax/literals.js';
+import { parseDuration } from '../values/temporal.js';
 import { parsePattern } from '../values/regex.js';
 import type { QueryOptions } from '../syntax/query-string.js';
 import type { BoundExpr, BoundLiteral, BoundOrderBy, BoundQuery, BoundType, PropertySource } from './bound.js';
 import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
-import { suggest } from './suggest.js';
+import { suggest } from '../values/suggest.js';
 
 /** Bounds on what one request may ask for; exceeding one is a 400 `LimitExceeded`. */
 export interface QueryLimits {

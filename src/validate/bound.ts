@@ -1,7 +1,7 @@
 // The bound query: the syntax tree resolved against an entity type. Every name is a Property or
 // NavigationProperty, every node has its EDM type, and promotions are explicit (`convert` nodes, or
 // literals retyped at bind time). Backends take only this tree; they never see names as text.
-import type { EdmPrimitiveType } from '../model/edm.js';
+import type { EdmPrimitiveType } from '../values/edm.js';
 import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
 import type {
   ArithmeticOperator,

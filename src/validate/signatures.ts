@@ -1,7 +1,7 @@
 // Signatures of the canonical functions (OData 4.01 Part 2 §5.1.1.5–5.1.1.9) this engine evaluates.
 // cast, isof and case are bound by their own rules in bind.ts; the collection and geo functions are
 // parsed but not supported (the model has neither collections of primitives nor geo types).
-import type { EdmPrimitiveType } from '../model/edm.js';
+import type { EdmPrimitiveType } from '../values/edm.js';
 import type { CanonicalFunctionName } from '../syntax/ast.js';
 
 export interface Overload {

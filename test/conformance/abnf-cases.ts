@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { isODataError, parseFilter, parseQuery, type Expr, type LiteralType } from '../../src/index.js';
-import { parseDuration } from '../../src/syntax/literals.js';
+import { parseDuration } from '../../src/values/temporal.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const casesFile = resolve(here, '../../../shared/conformance/odata-abnf-testcases.yaml');

@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import type { Expr, LiteralValue, PathSegment, Span } from '../../src/index.js';
 import { canonicalFunctions } from '../../src/index.js';
-import { decodeDateTimeOffset, parseDuration } from '../../src/syntax/literals.js';
+import { decodeDateTimeOffset } from '../../src/syntax/literals.js';
+import { parseDuration } from '../../src/values/temporal.js';
 
 const at: Span = { start: 0, end: 0 };
 

@@ -9,7 +9,7 @@ import {
   parseDecimal,
   roundDecimal,
   type Decimal,
-} from '../../src/backends/memory/decimal.js';
+} from '../../src/values/decimal.js';
 import type { EntityType, Property } from '../../src/model/schema.js';
 import { demoData, demoRows, type DemoData, type DemoSetName, type Row } from '../../src/server/demo.js';
 import {

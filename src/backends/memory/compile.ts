@@ -3,27 +3,22 @@
 // types at compile time; the common shapes (a property compared with a literal, and/or chains) get
 // specialised closures, so evaluating a row walks no tree, parses nothing and allocates nothing
 // except where exact decimal arithmetic or a cast needs a new value. Semantics: SEMANTICS.md.
-import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { EdmPrimitiveType } from '../../values/edm.js';
 import type { Property } from '../../model/schema.js';
 import type { ComparisonOperator, LiteralValue } from '../../syntax/ast.js';
 import type { BoundExpr, BoundOrderBy, BoundQuery, BoundType } from '../../validate/bound.js';
 import {
-  addDecimal,
   ceilingDecimal,
   compareDecimal,
   decimalToNumber,
   decimalToString,
-  divDecimal,
   exactDouble,
   floorDecimal,
-  mulDecimal,
-  modDecimal,
   negateDecimal,
   parseDecimal,
   roundDecimal,
-  subDecimal,
   type Decimal,
-} from './decimal.js';
+} from '../../values/decimal.js';
 import {
   codePointIndexOf,
   codePointLength,
@@ -33,13 +28,9 @@ import {
   toLowerSimple,
   toUpperSimple,
   trimWhiteSpace,
-} from './text.js';
+} from '../../values/text.js';
 import {
   bytesEqual,
-  civilFromDays,
-  DAY,
-  daysOfDate,
-  formatDate,
   readBinary,
   readBoolean,
   readDate,
@@ -53,7 +44,27 @@ import {
   readTimeOfDay,
   toDecimal,
   type Value,
-} from './values.js';
+} from '../../values/read.js';
+import {
+  decimalArithmetic,
+  doubleArithmetic,
+  formatDouble,
+  int32Arithmetic,
+  int64Arithmetic,
+  INT32_MAX,
+  INT32_MIN,
+  roundHalfAway,
+  toInt64,
+} from '../../values/arithmetic.js';
+import {
+  civilFromDays,
+  DAY,
+  daysOfDate,
+  formatDate,
+  MAX_STORABLE_INSTANT,
+  MIN_STORABLE_INSTANT,
+} from '../../values/calendar.js';
+import { formatDuration, formatTimeOfDay } from '../../values/temporal.js';
 
 /** A row: an object with a value per property (and an array of child rows per navigation used in a lambda). */
 export type Row = Readonly<Record<string, unknown>>;
@@ -80,18 +91,6 @@ export interface CompiledQuery {
 
 type Eval = (row: Row) => Value;
 type Comparer = (a: NonNullable<Value>, b: NonNullable<Value>) => number;
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-/** maxdatetime() and mindatetime(): the range every backend can store (years 0001–9999). */
-const MAX_DATETIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const MIN_DATETIME = daysFromCivilUtc(1, 1, 1);
-
-function daysFromCivilUtc(year: number, month: number, day: number): number {
-  const d = new Date(0);
-  d.setUTCFullYear(year, month - 1, day);
-  return d.getTime();
-}
 
 /** Reads a row value as the working value of its EDM type. */
 function reader(type: EdmPrimitiveType): (value: unknown) => Value {
@@ -214,16 +213,6 @@ const typeOf = (type: BoundType, other: BoundType): EdmPrimitiveType | undefined
 
 function toBig(value: Value): bigint {
   return typeof value === 'bigint' ? value : BigInt(value as number);
-}
-
-/** An Int64 result, or null outside Int64 (SEMANTICS.md: integer arithmetic never overflows silently). */
-function int64(value: bigint): bigint | null {
-  return value < INT64_MIN || value > INT64_MAX ? null : value;
-}
-
-/** Half away from zero, for doubles (JavaScript's Math.round rounds -2.5 to -2). */
-function roundHalfAway(x: number): number {
-  return x < 0 ? -Math.round(-x) : Math.round(x);
 }
 
 function decimalOf(value: Value): Decimal | null {
@@ -602,7 +591,7 @@ class Compiler {
     return (row) => {
       const v = operand(row);
       if (v === null) return null;
-      if (type === 'Edm.Int64') return int64(-toBig(v));
+      if (type === 'Edm.Int64') return toInt64(-toBig(v));
       if (type === 'Edm.Decimal') return typeof v === 'number' ? -v : negateDecimal(decimalOf(v)!);
       return -(v as number);
     };
@@ -718,9 +707,9 @@ class Compiler {
       case 'now':
         return () => this.now;
       case 'maxdatetime':
-        return () => MAX_DATETIME;
+        return () => MAX_STORABLE_INSTANT;
       case 'mindatetime':
-        return () => MIN_DATETIME;
+        return () => MIN_STORABLE_INSTANT;
       case 'round':
       case 'floor':
       case 'ceiling': {
@@ -801,124 +790,6 @@ function orderTest(operator: 'gt' | 'ge' | 'lt' | 'le'): (c: number) => boolean 
   }
 }
 
-function int32Arithmetic(operator: string, a: number | bigint, b: number | bigint): number | bigint | null {
-  // a product beyond 2^53 is carried as a bigint; anything combined with one continues in bigints
-  if (typeof a === 'bigint' || typeof b === 'bigint') return int64Arithmetic(operator, toBig(a), toBig(b));
-  switch (operator) {
-    case 'add':
-      return a + b;
-    case 'sub':
-      return a - b;
-    case 'mul': {
-      const product = a * b;
-      // beyond 2^53 a double product is not exact: compute it as a bigint
-      return Number.isSafeInteger(product) ? product : int64(BigInt(a) * BigInt(b));
-    }
-    case 'div':
-      return b === 0 ? null : Math.trunc(a / b);
-    case 'mod':
-      return b === 0 ? null : a % b;
-    default:
-      return null;
-  }
-}
-
-/** Int64 arithmetic, exact: null outside Int64 and for division or modulo by zero (also SQLite's odata_int). */
-export function int64Arithmetic(operator: string, a: bigint, b: bigint): bigint | null {
-  switch (operator) {
-    case 'add':
-      return int64(a + b);
-    case 'sub':
-      return int64(a - b);
-    case 'mul':
-      return int64(a * b);
-    case 'div':
-      return b === 0n ? null : int64(a / b);
-    case 'mod':
-      return b === 0n ? null : a % b;
-    default:
-      return null;
-  }
-}
-
-function decimalArithmetic(operator: string, a: Decimal, b: Decimal): Decimal | null {
-  switch (operator) {
-    case 'add':
-      return addDecimal(a, b);
-    case 'sub':
-      return subDecimal(a, b);
-    case 'mul':
-      return mulDecimal(a, b);
-    case 'div':
-    case 'divby':
-      return divDecimal(a, b);
-    case 'mod':
-      return modDecimal(a, b);
-    default:
-      return null;
-  }
-}
-
-/**
- * A result beyond the Double range from finite operands is null (as an Int64 overflow is): MariaDB cannot hold
- * infinity, and PostgreSQL raises instead of overflowing, so null is the answer every backend can give.
- */
-function finite(r: number, a: number, b: number): number | null {
-  return r === Infinity || r === -Infinity ? (Number.isFinite(a) && Number.isFinite(b) ? null : r) : r;
-}
-
-function doubleArithmetic(operator: string, a: number, b: number): number | null {
-  switch (operator) {
-    case 'add':
-      return finite(a + b, a, b);
-    case 'sub':
-      return finite(a - b, a, b);
-    case 'mul':
-      return finite(a * b, a, b);
-    case 'div':
-    case 'divby':
-      return b === 0 ? null : finite(a / b, a, b);
-    case 'mod':
-      return b === 0 ? null : a % b;
-    default:
-      return null;
-  }
-}
-
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
-/** `HH:MM:SS[.fff]` of milliseconds since midnight, the TimeOfDay literal form. */
-function formatTimeOfDay(ms: number): string {
-  const text = `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${pad(Math.floor(ms / 1000) % 60)}`;
-  return ms % 1000 === 0 ? text : `${text}.${pad(ms % 1000, 3)}`;
-}
-
-/** ISO 8601 day-time duration of milliseconds, as a Duration literal writes it: `P1DT2H`, `-PT0.5S`, `PT0S`. */
-function formatDuration(ms: number): string {
-  const sign = ms < 0 ? '-' : '';
-  let rest = Math.abs(ms);
-  const days = Math.floor(rest / DAY);
-  rest -= days * DAY;
-  const hours = Math.floor(rest / 3_600_000);
-  rest -= hours * 3_600_000;
-  const minutes = Math.floor(rest / 60_000);
-  rest -= minutes * 60_000;
-  const seconds = rest / 1000;
-  const time = `${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}${seconds ? `${seconds}S` : ''}`;
-  if (days === 0 && time === '') return 'PT0S';
-  return `${sign}P${days ? `${days}D` : ''}${time ? `T${time}` : ''}`;
-}
-
-/** A Double as its OData literal text: INF, -INF, NaN, else JavaScript's shortest form without '+'. */
-function formatDouble(value: number): string {
-  if (value === Infinity) return 'INF';
-  if (value === -Infinity) return '-INF';
-  return String(value).replace('e+', 'e');
-}
-
 /** cast() between primitive types (SEMANTICS.md); a value that cannot be represented is null. */
 function castValue(value: NonNullable<Value>, from: BoundType, to: EdmPrimitiveType): Value {
   if (to === 'Edm.String') {
@@ -959,7 +830,7 @@ function castValue(value: NonNullable<Value>, from: BoundType, to: EdmPrimitiveT
     }
     case 'Edm.Int64': {
       const text = decimalToString(roundDecimal(decimal));
-      return int64(BigInt(text));
+      return toInt64(BigInt(text));
     }
     default:
       return null;

@@ -1,13 +1,14 @@
 // Spellings shared by more than one dialect.
+import * as range from '../../values/arithmetic.js';
 import type { Sql } from './dialect.js';
 
-/** The Int64 range, and one past each end (the clamp that turns an out-of-range exact result into null). */
-export const INT64_MIN = '-9223372036854775808';
-export const INT64_MAX = '9223372036854775807';
-export const BELOW_INT64 = '-9223372036854775809';
-export const ABOVE_INT64 = '9223372036854775808';
-export const INT32_MIN = '-2147483648';
-export const INT32_MAX = '2147483647';
+/** The Int64 range, and one past each end (the clamp that turns an out-of-range exact result into null), as SQL. */
+export const INT64_MIN = String(range.INT64_MIN);
+export const INT64_MAX = String(range.INT64_MAX);
+export const BELOW_INT64 = String(range.INT64_MIN - 1n);
+export const ABOVE_INT64 = String(range.INT64_MAX + 1n);
+export const INT32_MIN = String(range.INT32_MIN);
+export const INT32_MAX = String(range.INT32_MAX);
 
 /**
  * An exact numeric expression as a value of an integer range, or null outside it, mentioning `exact` once: clamp it

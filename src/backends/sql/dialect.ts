@@ -1,6 +1,6 @@
 // What differs between the SQL dialects, as hooks over one emitter (emit.ts). A dialect never decides what a query
 // means (SEMANTICS.md does, in emit.ts); it only says how its database spells that meaning.
-import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { EdmPrimitiveType } from '../../values/edm.js';
 import type { Pattern } from '../../values/regex.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres' | 'mysql';

@@ -5,8 +5,8 @@
 //
 // Parameters are written as markers while fragments are built, so a fragment may be repeated or reordered freely;
 // `finish` numbers them in textual order (`?` for SQLite and MySQL, `$n` for PostgreSQL).
-import type { EdmPrimitiveType } from '../../model/edm.js';
-import { isIntegral, isNumeric } from '../../model/edm.js';
+import type { EdmPrimitiveType } from '../../values/edm.js';
+import { isIntegral, isNumeric } from '../../values/edm.js';
 import type { EntityType, NavigationProperty, Property } from '../../model/schema.js';
 import { errorAt, ODataError } from '../../errors.js';
 import type { BoundExpr, BoundQuery, PropertySource } from '../../validate/bound.js';
@@ -15,6 +15,8 @@ import type { LiteralValue } from '../../syntax/ast.js';
 import type { Dialect, SqlDialectName, SqlParam, Sql } from './dialect.js';
 import { encodeLiteral } from './storage.js';
 import { parsePattern } from '../../values/regex.js';
+import { INT64_MAX, INT64_MIN } from '../../values/arithmetic.js';
+import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
 import { DECIMAL_EXPONENT_LIMIT, DOUBLE_OVERFLOW_DIGITS, DOUBLE_UNDERFLOW_DIGITS } from './common.js';
 
 /** Where an entity type's rows live: the table and, where they differ from the property names, the columns. */
@@ -57,13 +59,6 @@ export const MAX_SQL_LENGTH = 1_000_000;
  */
 export const MAX_SQL_SUBQUERIES = 128;
 const SUBQUERY = /\(SELECT /g;
-
-const INT64_MAX_BIG = 2n ** 63n - 1n;
-const INT64_MIN_BIG = -(2n ** 63n);
-
-/** mindatetime() and maxdatetime(): the range every backend stores (docs/backends.md). */
-const MIN_DATETIME = new Date('0001-01-01T00:00:00.000Z').getTime();
-const MAX_DATETIME = new Date('9999-12-31T23:59:59.999Z').getTime();
 
 const MARKER_OPEN = '\u0001';
 const MARKER_CLOSE = '\u0002';
@@ -448,9 +443,9 @@ export class SqlEmitter {
     const scale = sqliteScale(left.property, (what) => this.unsupported(expr, what));
     const bounds = scaledBounds(right.value.value, scale);
     const d = this.dialect;
-    if (bounds.floor > INT64_MAX_BIG || bounds.ceiling < INT64_MIN_BIG) {
+    if (bounds.floor > INT64_MAX || bounds.ceiling < INT64_MIN) {
       // beyond every value a precision-18 column holds: the comparison is decided by the sign alone
-      const above = bounds.floor > INT64_MAX_BIG;
+      const above = bounds.floor > INT64_MAX;
       const notNull = left.nullable ? `(${column} IS NOT NULL)` : d.true;
       if (operator === 'eq') return d.false;
       if (operator === 'ne') return d.true;
@@ -526,7 +521,7 @@ export class SqlEmitter {
         .map((i) =>
           i.kind === 'literal' && i.value.type === 'Edm.Decimal' ? scaledBounds(i.value.value, scale).exact : undefined,
         )
-        .filter((n): n is bigint => n !== undefined && n >= INT64_MIN_BIG && n <= INT64_MAX_BIG);
+        .filter((n): n is bigint => n !== undefined && n >= INT64_MIN && n <= INT64_MAX);
       if (exact.length === 0) return d.false;
       return `(${this.column(scope, left.property)} IN (${exact.map((n) => this.param(n, 'Edm.Int64')).join(', ')}))`;
     }
@@ -737,9 +732,9 @@ export class SqlEmitter {
       case 'now':
         return d.now;
       case 'maxdatetime':
-        return this.literal(instantLiteral(MAX_DATETIME), expr);
+        return this.literal(instantLiteral(MAX_STORABLE_INSTANT), expr);
       case 'mindatetime':
-        return this.literal(instantLiteral(MIN_DATETIME), expr);
+        return this.literal(instantLiteral(MIN_STORABLE_INSTANT), expr);
       case 'round':
       case 'floor':
       case 'ceiling':

@@ -2,22 +2,24 @@
 // memory backend's own code for the same operation, so SQLite and memory agree by construction where SQLite has no
 // exact native equivalent. All are deterministic and null in, null out, except odata_deadline (below).
 import {
-  addDecimal,
   ceilingDecimal,
   compareDecimal,
   decimalToNumber,
   decimalToString,
-  divDecimal,
   floorDecimal,
-  modDecimal,
-  mulDecimal,
   parseDecimal,
   roundDecimal,
-  subDecimal,
   type Decimal,
-} from '../memory/decimal.js';
-import { patternMatcher, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../memory/text.js';
-import { int64Arithmetic } from '../memory/compile.js';
+} from '../../values/decimal.js';
+import { patternMatcher, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../../values/text.js';
+import {
+  INT32_MAX,
+  INT32_MIN,
+  int64Arithmetic,
+  decimalArithmetic,
+  roundHalfAway,
+  toInt64,
+} from '../../values/arithmetic.js';
 import { NUMBER_SYNTAX } from './common.js';
 
 /** The part of a better-sqlite3 `Database` this needs (structural, so the driver stays the caller's choice). */
@@ -31,20 +33,14 @@ export interface SqliteFunctionHost {
 
 type SqliteValue = string | number | bigint | Uint8Array | null;
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const INT32_MIN = -(2n ** 31n);
-const INT32_MAX = 2n ** 31n - 1n;
 const numberSyntax = new RegExp(NUMBER_SYNTAX);
 
 const decimal = (v: SqliteValue): Decimal | undefined =>
   v === null || v instanceof Uint8Array ? undefined : parseDecimal(v);
 const text = (d: Decimal | null | undefined): string | null =>
   d === null || d === undefined ? null : decimalToString(d);
-const int64 = (n: bigint): bigint | null => (n < INT64_MIN || n > INT64_MAX ? null : n);
 const integer = (v: SqliteValue): bigint | undefined =>
   typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : undefined;
-const roundHalfAway = (x: number): number => (x < 0 ? -Math.round(-x) : Math.round(x));
 
 /** Registers every odata_* function the sqlite dialect emits. Call once per connection. */
 export function registerSqliteFunctions(db: SqliteFunctionHost): void {
@@ -61,18 +57,7 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
     const x = decimal(a);
     const y = decimal(b);
     if (x === undefined || y === undefined) return null;
-    switch (op) {
-      case 'add':
-        return text(addDecimal(x, y));
-      case 'sub':
-        return text(subDecimal(x, y));
-      case 'mul':
-        return text(mulDecimal(x, y));
-      case 'mod':
-        return text(modDecimal(x, y));
-      default: // div, divby
-        return text(divDecimal(x, y));
-    }
+    return text(decimalArithmetic(String(op), x, y));
   });
   define('odata_dec_cmp', (a, b) => {
     const x = decimal(a);
@@ -119,7 +104,7 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
       if (x === undefined) return null;
       n = BigInt(decimalToString(roundDecimal(x)));
     }
-    return target === 'int32' ? (n < INT32_MIN || n > INT32_MAX ? null : n) : int64(n);
+    return target === 'int32' ? (n < BigInt(INT32_MIN) || n > BigInt(INT32_MAX) ? null : n) : toInt64(n);
   });
 
   // integers: exact, null outside Int64 (SQLite would silently turn an overflow into a float)

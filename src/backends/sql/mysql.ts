@@ -1,7 +1,7 @@
 // MySQL and MariaDB: binary ordering through utf8mb4_nopad_bin (no trailing-space padding), exact DECIMAL, instants
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
 import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
-import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { EdmPrimitiveType } from '../../values/edm.js';
 import type { Dialect, NumericOperator, Sql } from './dialect.js';
 import { toMysqlRegex } from '../../values/regex.js';
 

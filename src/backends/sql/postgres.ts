@@ -1,6 +1,6 @@
 // PostgreSQL: exact numeric, binary ordering through COLLATE "C", Unicode simple case mapping through the C.utf8
 // collation (glibc's towlower/towupper map one code point to one), instants as timestamptz read in UTC.
-import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { EdmPrimitiveType } from '../../values/edm.js';
 import {
   DOUBLE_MAX,
   DOUBLE_ZERO_BELOW,

@@ -17,10 +17,12 @@
 // SQLite has no decimal type: a scaled integer is exact, orders correctly and can be indexed, so a decimal column
 // in SQLite needs a scale and a precision of at most 18. Text sorts by code point in every dialect through the
 // binary collations above. Instants are UTC with millisecond precision (SEMANTICS.md).
-import type { EdmPrimitiveType } from '../../model/edm.js';
+import type { EdmPrimitiveType } from '../../values/edm.js';
 import type { EntityType, Property } from '../../model/schema.js';
 import type { LiteralValue } from '../../syntax/ast.js';
-import { decimalToString, type Decimal } from '../memory/decimal.js';
+import { INT64_MAX, INT64_MIN } from '../../values/arithmetic.js';
+import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
+import { decimalToString, type Decimal } from '../../values/decimal.js';
 import {
   readBinary,
   readBoolean,
@@ -32,7 +34,7 @@ import {
   readNumber,
   readTimeOfDay,
   toDecimal,
-} from '../memory/values.js';
+} from '../../values/read.js';
 import type { SqlDialectName, SqlParam } from './dialect.js';
 import { dialects } from './dialects.js';
 
@@ -86,7 +88,7 @@ export function encodeLiteral(
       return literal.value;
     case 'Edm.DateTimeOffset': {
       const ms = literal.epochMilliseconds;
-      if (ms < MIN_INSTANT || ms > MAX_INSTANT) {
+      if (ms < MIN_STORABLE_INSTANT || ms > MAX_STORABLE_INSTANT) {
         return {
           unsupported: `The instant ${literal.value} (outside the years 0001 … 9999, the range the databases store)`,
         };
@@ -106,9 +108,6 @@ export function encodeLiteral(
       return { unsupported: `A literal of type ${literal.type}` };
   }
 }
-
-const MIN_INSTANT = new Date('0001-01-01T00:00:00.000Z').getTime();
-const MAX_INSTANT = new Date('9999-12-31T23:59:59.999Z').getTime();
 
 /** An instant in the text form the dialect stores or casts from. */
 function instantText(dialect: SqlDialectName, ms: number): string {
@@ -301,7 +300,9 @@ export function encodeValue(
       return readDate(value) ?? undefined;
     case 'Edm.DateTimeOffset': {
       const ms = readInstant(value);
-      return ms === null || ms < MIN_INSTANT || ms > MAX_INSTANT ? undefined : instantText(dialect, ms);
+      return ms === null || ms < MIN_STORABLE_INSTANT || ms > MAX_STORABLE_INSTANT
+        ? undefined
+        : instantText(dialect, ms);
     }
     case 'Edm.Guid':
       return readGuid(value)?.toLowerCase() ?? undefined;
@@ -313,9 +314,6 @@ export function encodeValue(
       return undefined;
   }
 }
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * The digits a decimal column of createTableSql holds, or undefined for PostgreSQL's unbounded `numeric`. MySQL's

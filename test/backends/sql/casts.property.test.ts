@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineEntityType, isODataError, parseQuery, validateQuery, type EntityType } from '../../../src/index.js';
 import { compileQuery, type Row } from '../../../src/backends/memory/index.js';
-import { DECIMAL_EXPONENT_LIMIT as MEMORY_LIMIT } from '../../../src/backends/memory/decimal.js';
+import { DECIMAL_EXPONENT_LIMIT as MEMORY_LIMIT } from '../../../src/values/decimal.js';
 import { DECIMAL_EXPONENT_LIMIT } from '../../../src/backends/sql/common.js';
 import { decodeRow, toSql, type SqlDialectName } from '../../../src/backends/sql/index.js';
 import { openAll, type TestDatabase } from './databases.js';

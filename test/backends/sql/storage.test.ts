@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineEntityType, type EntityType } from '../../../src/index.js';
 import { decodeRow, encodeValue, type SqlDialectName } from '../../../src/backends/sql/index.js';
-import { compareDecimal, parseDecimal } from '../../../src/backends/memory/decimal.js';
+import { compareDecimal, parseDecimal } from '../../../src/values/decimal.js';
 import { openAll, type TestDatabase } from './databases.js';
 
 const undeclared = { type: 'Edm.Decimal', name: 'Amount' } as const;

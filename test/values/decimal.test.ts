@@ -19,7 +19,7 @@ import {
   roundDecimal,
   subDecimal,
   type Decimal,
-} from '../../../src/backends/memory/decimal.js';
+} from '../../src/values/decimal.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // An independent reference: exact rationals n / d (d > 0, reduced), read from the text with a regular expression.

@@ -1,13 +1,12 @@
-// Reading row values into the memory backend's working representation, per EDM type. Rows come
-// from JSON bodies, database drivers or the caller's own objects, so each type accepts the forms
-// those naturally give (docs/backends.md lists them); anything unreadable counts as null.
-import { parseDuration } from '../../syntax/literals.js';
+// Reading row values into their working representation, per EDM type: what the memory backend evaluates and the
+// SQL storage encodes. Rows come from JSON bodies, database drivers or the caller's own objects, so each type
+// accepts the forms those naturally give (docs/backends.md lists them); anything unreadable counts as null.
+import { DAY, formatDate } from './calendar.js';
 import { parseDecimal, type Decimal } from './decimal.js';
+import { parseDuration, readInstantText, readTimeOfDayText } from './temporal.js';
 
 /** Working values: Int64 as bigint, Decimal as the raw number/string or a Decimal, instants and durations in ms. */
 export type Value = string | number | boolean | bigint | Decimal | Uint8Array | null;
-
-const DAY = 86_400_000;
 
 /** Int64: a bigint, a safe integer number, or decimal digits (PostgreSQL's int8 comes as a string). */
 export function readInt64(value: unknown): bigint | null {
@@ -83,48 +82,21 @@ export function readInstant(value: unknown): number | null {
     return Number.isNaN(ms) ? null : ms;
   }
   if (typeof value === 'string') {
-    // the common case, ISO text ending in Z, needs no pattern test
-    const last = value.charCodeAt(value.length - 1);
-    if (last === 90 || last === 122) {
-      const ms = Date.parse(value);
-      if (!Number.isNaN(ms)) return ms;
-    }
-    return readInstantText(value);
+    const instant = readInstantText(value, DRIVER_TEXT);
+    return typeof instant === 'number' ? instant : null;
   }
   return null;
 }
 
-/**
- * Instant text other than `...Z`: a space instead of `T` (SQL drivers), an offset with or without
- * minutes, or no offset at all, which is read as UTC (never as the process's local time).
- */
-function readInstantText(text: string): number | null {
-  const match =
-    /^(-?\d{4,}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text);
-  if (match === null) return null;
-  const [, date, time = '00:00:00', zone = 'Z'] = match;
-  const offset =
-    zone === 'Z' || zone === 'z'
-      ? 'Z'
-      : zone.length === 3
-        ? `${zone}:00`
-        : zone.includes(':')
-          ? zone
-          : `${zone.slice(0, 3)}:${zone.slice(3)}`;
-  const ms = Date.parse(`${date}T${time}${offset}`);
-  return Number.isNaN(ms) ? null : ms;
-}
+/** Drivers' and callers' instant text: a space for `T`, short offsets, and text without an offset read as UTC. */
+const DRIVER_TEXT = { driverText: true, offsetless: 'UTC' } as const;
 
 /** TimeOfDay: milliseconds since midnight, from `HH:MM[:SS[.fff]]` text or a number of milliseconds. */
 export function readTimeOfDay(value: unknown): number | null {
   if (typeof value === 'number') return value;
   if (typeof value !== 'string') return null;
-  const match = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?$/.exec(value);
-  if (match === null) return null;
-  const [, h, m, s, f] = match;
-  return (
-    Number(h) * 3_600_000 + Number(m) * 60_000 + Number(s ?? 0) * 1000 + Number((f ?? '').slice(0, 3).padEnd(3, '0'))
-  );
+  const ms = readTimeOfDayText(value);
+  return typeof ms === 'number' ? ms : null;
 }
 
 /** Duration: milliseconds, from ISO 8601 day-time text (`P1DT2H`) or a number of milliseconds. */
@@ -147,50 +119,3 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
-
-// ── calendar arithmetic without Date objects (allocation-free, proleptic Gregorian) ─────────────
-
-/** Days since 1970-01-01 of a civil date (H. Hinnant's days_from_civil). */
-export function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146_097 + doe - 719_468;
-}
-
-/** The civil date of a day number, as [year, month, day]. Writes into `out` to avoid allocating. */
-export function civilFromDays(days: number, out: [number, number, number]): [number, number, number] {
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  out[0] = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  out[1] = month;
-  out[2] = day;
-  return out;
-}
-
-/** `YYYY-MM-DD` of a day number. */
-export function formatDate(days: number): string {
-  const [y, m, d] = civilFromDays(days, [0, 0, 0]);
-  const year = y < 0 ? `-${String(-y).padStart(4, '0')}` : String(y).padStart(4, '0');
-  return `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-}
-
-/** The day number of `YYYY-MM-DD` text. */
-export function daysOfDate(date: string): number {
-  const dash = date.indexOf('-', 1);
-  return daysFromCivil(
-    Number(date.slice(0, dash)),
-    Number(date.slice(dash + 1, dash + 3)),
-    Number(date.slice(dash + 4, dash + 6)),
-  );
-}
-
-export { DAY };

@@ -6,7 +6,7 @@
 // U+DC00–U+DFFF). A surrogate that is not part of a pair (a "lone" surrogate) counts as one code point of its own
 // value, as `Array.from(s)` and `codePointAt` do. These functions run once per row: each fast path below says
 // why it is exact.
-import { compileMatcher, parsePattern, type Matcher } from '../../values/regex.js';
+import { compileMatcher, parsePattern, type Matcher } from './regex.js';
 
 function isLead(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;

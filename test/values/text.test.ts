@@ -9,7 +9,7 @@ import {
   toLowerSimple,
   toUpperSimple,
   trimWhiteSpace,
-} from '../../../src/backends/memory/text.js';
+} from '../../src/values/text.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // References, written on arrays of code points (Array.from splits a string into code points; a lone surrogate
