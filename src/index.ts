@@ -28,6 +28,7 @@ export {
   defineEntityType,
   defineModel,
   SchemaError,
+  readableProperties,
   type ActionDefinition,
   type EntityType,
   type EntityTypeDefinition,
@@ -38,6 +39,6 @@ export {
   type Property,
   type PropertyDefinition,
 } from './model/schema.js';
-export { validateQuery, defaultLimits, readableProperties, type QueryLimits } from './validate/bind.js';
+export { validateQuery, defaultLimits, type QueryLimits } from './validate/bind.js';
 export type * from './validate/bound.js';
 export { toCsdlXml, toCsdlJson, type CsdlJsonObject, type CsdlJsonValue } from './model/csdl.js';

@@ -195,3 +195,15 @@ export function defineModel(definition: ModelDefinition): Model {
     actions: definition.actions ?? [],
   });
 }
+
+/** Properties a client can read: all but write-only ones, in declaration order (computed once per type). */
+export function readableProperties(type: EntityType): readonly Property[] {
+  let readable = readableCache.get(type);
+  if (readable === undefined) {
+    readable = Object.freeze([...type.properties.values()].filter((p) => p.writeOnly !== true));
+    readableCache.set(type, readable);
+  }
+  return readable;
+}
+
+const readableCache = new WeakMap<EntityType, readonly Property[]>();

@@ -187,8 +187,3 @@ const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CANONICAL_DATE = /^\d{4}-\d\d-\d\d$/;
-
-/** The readable properties of an entity type (write-only ones, such as uploaded content, are never returned). */
-export function readable(entityType: EntityType): Property[] {
-  return [...entityType.properties.values()].filter((p) => p.writeOnly !== true);
-}

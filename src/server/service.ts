@@ -6,7 +6,13 @@
 // beyond maxBodyBytes while reading it, before any of these: that 413 comes first.)
 import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
 import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
-import type { ActionDefinition, EntityType, NavigationProperty, Property } from '../model/schema.js';
+import {
+  readableProperties,
+  type ActionDefinition,
+  type EntityType,
+  type NavigationProperty,
+  type Property,
+} from '../model/schema.js';
 import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
 import { parseQuery } from '../syntax/query-string.js';
 import type { LiteralValue } from '../syntax/ast.js';
@@ -22,7 +28,7 @@ import {
   parseJsonBody,
   type BodyOptions,
 } from './body.js';
-import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText, readable, type Row } from './json.js';
+import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText, type Row } from './json.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
 import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
@@ -672,11 +678,11 @@ export class ODataService {
     set: Collection,
     row: Row,
     status: number,
-    select: readonly Property[] = readable(set.entityType),
+    select: readonly Property[] = readableProperties(set.entityType),
     contextSet = set.name,
   ): ServiceResponse {
     const selected =
-      select.length === readable(set.entityType).length ? '' : `(${select.map((p) => p.name).join(',')})`;
+      select.length === readableProperties(set.entityType).length ? '' : `(${select.map((p) => p.name).join(',')})`;
     const context =
       format.metadata === 'none'
         ? ''

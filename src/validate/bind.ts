@@ -10,7 +10,7 @@ import {
   widerNumeric,
   type EdmPrimitiveType,
 } from '../values/edm.js';
-import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
+import { readableProperties, type EntityType, type NavigationProperty, type Property } from '../model/schema.js';
 import type {
   ArithmeticOperator,
   BinaryExpr,
@@ -1045,18 +1045,7 @@ class Binder {
 
 const span = (start: number, end: number): Span => ({ start, end });
 
-/** Properties a client can read: all but write-only ones, in declaration order. */
-export function readableProperties(type: EntityType): readonly Property[] {
-  let readable = readableCache.get(type);
-  if (readable === undefined) {
-    readable = Object.freeze([...type.properties.values()].filter((p) => p.writeOnly !== true));
-    readableCache.set(type, readable);
-  }
-  return readable;
-}
-
-/** Entity types are immutable, so what a query without $select or $orderby binds to is computed once per type. */
-const readableCache = new WeakMap<EntityType, readonly Property[]>();
+/** Entity types are immutable, so what a query without $orderby binds to is computed once per type. */
 const keyOrderCache = new WeakMap<EntityType, BoundOrderBy[]>();
 
 /** The order of a query without $orderby: the key, ascending. */
