@@ -114,22 +114,39 @@ export function digitsAt(text: string, at: number, count: number): number {
   return n;
 }
 
+/** The parts of a scanned date: one object, reused by every call (rows are read without allocating). */
+export interface DateParts {
+  year: number;
+  month: number;
+  day: number;
+  /** Where the date ends in the text. */
+  end: number;
+}
+
+const scanned: DateParts = { year: 0, month: 0, day: 0, end: 0 };
+
 /**
- * Scans `[-]YYYY-MM-DD` at the start of `text` (four or more year digits): the parts and where the date ends, or
+ * Scans `[-]YYYY-MM-DD` at the start of `text` (four or more year digits): its parts, valid until the next call, or
  * undefined when the text does not start with one.
  */
-export function scanDate(
-  text: string,
-): { readonly year: number; readonly month: number; readonly day: number; readonly end: number } | undefined {
+export function scanDate(text: string): Readonly<DateParts> | undefined {
   const sign = text.charCodeAt(0) === 45 ? 1 : 0;
   let dash = sign;
-  while (dash < text.length && text.charCodeAt(dash) >= DIGIT_0 && text.charCodeAt(dash) <= DIGIT_9) dash++;
+  let digits = 0;
+  for (; dash < text.length; dash++) {
+    const c = text.charCodeAt(dash);
+    if (c < DIGIT_0 || c > DIGIT_9) break;
+    digits = digits * 10 + (c - DIGIT_0);
+  }
   if (dash - sign < 4 || text.charCodeAt(dash) !== 45 || text.charCodeAt(dash + 3) !== 45) return undefined;
   const month = digitsAt(text, dash + 1, 2);
   const day = digitsAt(text, dash + 4, 2);
   if (month < 0 || day < 0) return undefined;
-  const digits = Number(text.slice(sign, dash));
-  return { year: sign === 1 ? -digits : digits, month, day, end: dash + 6 };
+  scanned.year = sign === 1 ? -digits : digits;
+  scanned.month = month;
+  scanned.day = day;
+  scanned.end = dash + 6;
+  return scanned;
 }
 
 /**
