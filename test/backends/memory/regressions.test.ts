@@ -107,3 +107,19 @@ describe('review regressions', () => {
     expect(matches("not (substring(S, I) eq 'abc')", { S: 'abc', I: -1 })).toBe(true); // null eq 'abc' is false
   });
 });
+
+describe('an Int32 row value that is not a number in Decimal arithmetic', () => {
+  // readNumber accepts NaN, Infinity and 'NaN' in an Int32 column; converted to Decimal they have no decimal value
+  it.each([Number.NaN, Infinity, 'NaN'])('%s is null in a sum, a negation and round, not a TypeError', (value) => {
+    for (const filter of [
+      'I add D gt 0',
+      'I add 1.5 eq 2.5',
+      '-(I add D) lt 0',
+      'round(I add D) eq 2',
+      'I mul D eq null',
+    ])
+      expect(() => matches(filter, { I: value, D: '1.5' })).not.toThrow();
+    expect(matches('I add D eq null', { I: value, D: '1.5' })).toBe(true);
+    expect(matches('I add D gt 0', { I: value, D: '1.5' })).toBe(false);
+  });
+});
