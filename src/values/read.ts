@@ -2,6 +2,7 @@
 // SQL storage encodes. Rows come from JSON bodies, database drivers or the caller's own objects, so each type
 // accepts the forms those naturally give (docs/backends.md lists them); anything unreadable counts as null.
 import { DAY, formatDate } from './calendar.js';
+import type { EdmPrimitiveType } from './edm.js';
 import { parseDecimal, type Decimal } from './decimal.js';
 import { parseDuration, readInstantText, readTimeOfDayText } from './temporal.js';
 
@@ -118,4 +119,43 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Reads a row value as the working value of its EDM type. */
+export function reader(type: EdmPrimitiveType): (value: unknown) => Value {
+  switch (type) {
+    case 'Edm.String':
+      return readString;
+    case 'Edm.Boolean':
+      return readBoolean;
+    case 'Edm.Int32':
+    case 'Edm.Double':
+      return readNumber;
+    case 'Edm.Int64':
+      return readInt64;
+    case 'Edm.Decimal':
+      return readDecimal;
+    case 'Edm.Date':
+      return readDate;
+    case 'Edm.DateTimeOffset':
+      return readInstant;
+    case 'Edm.TimeOfDay':
+      return readTimeOfDay;
+    case 'Edm.Duration':
+      return readDuration;
+    case 'Edm.Guid':
+      return readGuid;
+    case 'Edm.Binary':
+      return readBinary;
+  }
+}
+
+/** An integer working value as a bigint. */
+export function toBig(value: Value): bigint {
+  return typeof value === 'bigint' ? value : BigInt(value as number);
+}
+
+/** A Decimal working value as a Decimal (null stays null). */
+export function decimalOf(value: Value): Decimal | null {
+  return value === null ? null : toDecimal(value as number | string | bigint | Decimal);
 }

@@ -42,7 +42,10 @@ import {
 } from '../../values/calendar.js';
 import { generatedEval, type Closures, type FunctionCache } from './source.js';
 import { chainOperands, comparedType, membershipType } from './tree.js';
-import { castValue, comparer, decimalOf, literalValue, reader, toBig, type Eval, type Row } from './working-values.js';
+import { castValue } from '../../values/cast.js';
+import { comparer } from '../../values/compare.js';
+import { decimalOf, reader, toBig } from '../../values/read.js';
+import { literalValue, type Eval, type Row } from './working-values.js';
 
 /** Compiles bound expressions to closures; lambda variables read their row from a shared frame. */
 export class ClosureCompiler implements Closures {

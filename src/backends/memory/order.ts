@@ -3,7 +3,8 @@
 import type { BoundOrderBy } from '../../validate/bound.js';
 import type { Value } from '../../values/read.js';
 import type { ClosureCompiler } from './closures.js';
-import { comparer, type Comparer, type Eval, type Row } from './working-values.js';
+import { comparer, type Comparer } from '../../values/compare.js';
+import type { Eval, Row } from './working-values.js';
 
 export interface SortKey {
   readonly read: Eval;

@@ -24,7 +24,9 @@ import type {
 } from '../../validate/bound.js';
 import type { Value } from '../../values/read.js';
 import { chainOperands, comparedType, membershipType } from './tree.js';
-import { comparer, literalValue, reader, type Eval, type Row } from './working-values.js';
+import { comparer } from '../../values/compare.js';
+import { reader } from '../../values/read.js';
+import { literalValue, type Eval, type Row } from './working-values.js';
 
 /** What the templates need from the closure compiler. */
 export interface Closures {

@@ -1,0 +1,54 @@
+// cast() between primitive types (SEMANTICS.md "Casts"), on working values.
+import { formatDouble, INT32_MAX, INT32_MIN, toInt64 } from './arithmetic.js';
+import { DAY, daysOfDate } from './calendar.js';
+import { decimalToNumber, decimalToString, parseDecimal, roundDecimal, type Decimal } from './decimal.js';
+import type { EdmPrimitiveType } from './edm.js';
+import { decimalOf, type Value } from './read.js';
+import { formatDuration, formatTimeOfDay } from './temporal.js';
+
+/** cast() between primitive types (SEMANTICS.md); a value that cannot be represented is null. */
+export function castValue(value: NonNullable<Value>, from: EdmPrimitiveType | 'null', to: EdmPrimitiveType): Value {
+  if (to === 'Edm.String') {
+    switch (from) {
+      case 'Edm.Decimal':
+        return decimalToString(decimalOf(value)!);
+      case 'Edm.DateTimeOffset':
+        return new Date(value as number).toISOString();
+      case 'Edm.Int64':
+        return (value as bigint | number).toString();
+      case 'Edm.TimeOfDay':
+        return formatTimeOfDay(value as number);
+      case 'Edm.Duration':
+        return formatDuration(value as number);
+      case 'Edm.Double':
+        return formatDouble(value as number);
+      default:
+        return String(value);
+    }
+  }
+  if (from === 'Edm.Date' && to === 'Edm.DateTimeOffset') return daysOfDate(value as string) * DAY;
+  // to a number: from a number, or from text in the literal syntax only
+  let decimal: Decimal | null;
+  if (from === 'Edm.String') {
+    const text = value as string;
+    if (!/^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text)) return null;
+    decimal = parseDecimal(text) ?? null;
+  } else decimal = decimalOf(value);
+  if (decimal === null) return null;
+  switch (to) {
+    case 'Edm.Double':
+      return decimalToNumber(decimal);
+    case 'Edm.Decimal':
+      return decimal;
+    case 'Edm.Int32': {
+      const n = decimalToNumber(roundDecimal(decimal));
+      return n < INT32_MIN || n > INT32_MAX ? null : n;
+    }
+    case 'Edm.Int64': {
+      const text = decimalToString(roundDecimal(decimal));
+      return toInt64(BigInt(text));
+    }
+    default:
+      return null;
+  }
+}
