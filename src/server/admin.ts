@@ -280,11 +280,8 @@ export async function seedSite(
       await inFlight;
     }
   });
-  if (store.driver.dialect === 'postgres') {
-    // statistics for the planner now, not at autovacuum's next round: until then PostgreSQL plans a read of the
-    // seeded tables as if they were empty (a page of a million rows becomes a scan and a sort of all of them)
-    for (const [, target] of seedOrder)
-      await store.driver.run(`ANALYZE "${collection(target).table.replace(/"/g, '""')}"`);
-  }
+  // statistics for the planner now, where the database would otherwise plan reads of the seeded tables as if they
+  // were empty (PostgreSQL until autovacuum's next round: a page of a million rows becomes a scan and a sort)
+  for (const [, target] of seedOrder) await store.analyze(collection(target));
   return total;
 }

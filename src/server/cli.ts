@@ -13,6 +13,7 @@ import {
   type BoundQuery,
 } from '../index.js';
 import { toSql, type SqlDialectName } from '../backends/sql/index.js';
+import { dialects } from '../backends/sql/dialects.js';
 import { entitySetNames, plantDataModel } from './model.js';
 
 /** Each sub-command: what it prints for --help, and the flags it takes (a value, or none). */
@@ -170,7 +171,7 @@ function explain(query: string, setName?: string): number {
       const bound = validateQuery(options, type);
       console.log(`\nBound to ${setName} (${type.name}):`);
       console.log(toJson(describeQuery(bound)));
-      for (const dialect of ['sqlite', 'postgres', 'mysql'] satisfies SqlDialectName[]) {
+      for (const dialect of Object.keys(dialects) as SqlDialectName[]) {
         // tables named after the sets; navigation collections after their target's set
         const navigation = Object.fromEntries(
           [...type.navigation.values()].map((nav) => [nav.name, { table: setOf(nav.target().name) ?? nav.name }]),
@@ -311,7 +312,9 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
   await app.listen({ port: Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004), host });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const where = backend.kind === 'postgres' ? 'PostgreSQL' : `SQLite files under ${flag(flags, 'data') ?? 'data'}/`;
+  const where = { postgres: 'PostgreSQL', sqlite: `SQLite files under ${flag(flags, 'data') ?? 'data'}/` }[
+    backend.kind
+  ];
   console.log(`odata-engine serving on http://${host}:${port} (${where})`);
   if (flags.has('demo')) {
     const { loadDemoSite } = await import('./demo-site.js');

@@ -1,7 +1,9 @@
 // OData JSON for entities: decimals and Int64 are written as the exact digits stored (JSON numbers, or strings when
 // the client asks for IEEE754Compatible=true), instants in UTC with Z, binaries as base64url.
 import type { EntityType, Property } from '../model/schema.js';
-import { decodeValue, type SqlDialectName } from '../backends/sql/index.js';
+import type { SqlDialectName } from '../backends/sql/index.js';
+import type { Storage } from '../backends/sql/dialect.js';
+import { dialects } from '../backends/sql/dialects.js';
 
 export type Row = Record<string, unknown>;
 
@@ -91,17 +93,16 @@ export function entityMembers(select: readonly Property[], row: Row, options: Js
 /**
  * A writer of entities straight from the driver's rows, compiled once per query: the members are written by one
  * generated function with a named load per selected property (only schema identifiers, JSON-quoted, enter its source)
- * and a value writer chosen per property type and dialect, so a page is written without an intermediate row object
- * per entity.
+ * and a value writer chosen per property type, reading values through the dialect's decoders, so a page is written
+ * without an intermediate row object per entity.
  */
 export function rawEntityWriter(
   dialect: SqlDialectName,
   select: readonly Property[],
   options: JsonOptions,
 ): (raw: Readonly<Record<string, unknown>>) => string {
-  const writers = select.map(
-    (p) => fastWriter(dialect, p, options) ?? ((v: unknown) => valueJson(p, decodeValue(dialect, p, v), options)),
-  );
+  const { storage } = dialects[dialect];
+  const writers = select.map((p) => valueWriter(p, storage, options));
   if (select.length === 0) return () => '';
   const terms = select.map(
     (p, i) => `${JSON.stringify(`${i === 0 ? '' : ','}${prefixOf(p)}`)} + w[${i}](r[${JSON.stringify(p.name)}])`,
@@ -112,16 +113,14 @@ export function rawEntityWriter(
 }
 
 /**
- * Writers for the driver values that need no general decoding: text (JSON-escaped only where it must be), integers,
- * Booleans, SQLite's scaled decimals, and dates and instants already in their canonical form. Anything unexpected
- * (and every other type) takes the general path: decode, then write.
+ * The writer of one property's driver values. Fast paths for the values that need no general decoding: text
+ * (JSON-escaped only where it must be), integers, Booleans, and dates and instants already in their canonical form;
+ * decimals as number tokens straight from the dialect's decoder. Anything unexpected (and every other type) takes
+ * the general path: decode, then write.
  */
-function fastWriter(
-  dialect: SqlDialectName,
-  property: Property,
-  options: JsonOptions,
-): ((v: unknown) => string) | undefined {
-  const general = (v: unknown): string => valueJson(property, decodeValue(dialect, property, v), options);
+function valueWriter(property: Property, storage: Storage, options: JsonOptions): (v: unknown) => string {
+  const decode = storage.decoder(property);
+  const general = (v: unknown): string => valueJson(property, decode(v), options);
   const quote = options.ieee754Compatible ? '"' : '';
   switch (property.type) {
     case 'Edm.String':
@@ -146,26 +145,12 @@ function fastWriter(
       return (v) =>
         v === 1n || v === 1 || v === true ? 'true' : v === 0n || v === 0 || v === false ? 'false' : general(v);
     case 'Edm.Decimal': {
-      if (dialect !== 'sqlite') return undefined;
-      // SQLite keeps decimals as integers scaled by 10^scale: within 2^53 the digits come from exact double arithmetic
-      const scale = property.scale ?? 0;
-      const factor = 10 ** scale;
-      if (scale > 15) return undefined;
+      // canonical decimal text from the dialect's decoder (SQLite's scaled integers included) is a number token
+      const text = storage.decimalText(property);
       return (v) => {
-        if (typeof v !== 'bigint' || v > MAX_EXACT || v < -MAX_EXACT) return general(v);
-        const n = Number(v);
-        const magnitude = n < 0 ? -n : n;
-        const fraction = magnitude % factor;
-        const whole = (magnitude - fraction) / factor;
-        let text = String(whole);
-        if (fraction !== 0) {
-          let digits = String(fraction).padStart(scale, '0');
-          let end = digits.length;
-          while (digits.charCodeAt(end - 1) === 48) end--;
-          digits = digits.slice(0, end);
-          text += `.${digits}`;
-        }
-        return `${quote}${n < 0 ? '-' : ''}${text}${quote}`;
+        if (v === null || v === undefined) return 'null';
+        const t = text(v);
+        return t === undefined ? general(v) : `${quote}${t}${quote}`;
       };
     }
     case 'Edm.Date':
@@ -178,11 +163,10 @@ function fastWriter(
             ? 'null'
             : general(v);
     default:
-      return undefined;
+      return general;
   }
 }
 
-const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 /** A quote, a backslash, a control character or a lone surrogate: what `"${text}"` cannot carry as it is. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

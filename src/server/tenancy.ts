@@ -3,6 +3,8 @@
 import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { SqlParam } from '../backends/sql/index.js';
+import type { ColumnDefinition, Statements, TableDefinition } from '../backends/sql/dialect.js';
+import { dialects } from '../backends/sql/dialects.js';
 import type { SqlDriver } from './store/driver.js';
 
 const scrypt = promisify(scryptCallback) as (
@@ -70,6 +72,61 @@ export interface DirectoryOptions {
   readonly credentialCacheMs?: number;
 }
 
+// The control plane's tables, written by the driver's dialect. Names and ids are checked before they are stored
+// (SITE_NAME, USER_NAME, key ids of 13 characters), so 100 characters bound every key column.
+const text = (name: string, nullable = false): ColumnDefinition => ({ name, type: 'Edm.String', nullable });
+const keyText = (name: string): ColumnDefinition => ({
+  name,
+  type: 'Edm.String',
+  maxLength: 100,
+  isKey: true,
+  nullable: false,
+});
+const bytes = (name: string): ColumnDefinition => ({ name, type: 'Edm.Binary', nullable: false });
+
+const SITES: TableDefinition = {
+  name: 'odata_sites',
+  columns: [keyText('name'), text('time_zone'), text('created')],
+  key: ['name'],
+};
+const KEYS: TableDefinition = {
+  name: 'odata_keys',
+  columns: [
+    keyText('id'),
+    text('site'),
+    text('label', true),
+    bytes('salt'),
+    bytes('hash'),
+    text('created'),
+    { name: 'revoked', type: 'Edm.Boolean', nullable: false },
+  ],
+  key: ['id'],
+};
+const USERS: TableDefinition = {
+  name: 'odata_users',
+  columns: [keyText('site'), keyText('name'), bytes('salt'), bytes('hash'), text('created')],
+  key: ['site', 'name'],
+};
+
+/** Every statement the directory runs, written once per dialect. */
+function directorySql(s: Statements) {
+  const columns = (table: TableDefinition): string[] => table.columns.map((c) => c.name);
+  return {
+    create: [SITES, KEYS, USERS].map((table) => s.createTable(table, { ifNotExists: true })),
+    insertSite: s.insert(SITES.name, columns(SITES)),
+    site: s.select(SITES.name, ['name', 'time_zone', 'created'], ['name']),
+    sites: s.select(SITES.name, ['name', 'time_zone', 'created'], [], ['name']),
+    insertKey: s.insert(KEYS.name, columns(KEYS)),
+    keys: s.select(KEYS.name, ['id', 'label', 'created', 'revoked'], ['site'], ['created', 'id']),
+    revokeKey: s.update(KEYS.name, ['revoked'], ['site', 'id']),
+    keyRevoked: s.select(KEYS.name, ['revoked'], ['id']),
+    key: s.select(KEYS.name, ['site', 'salt', 'hash', 'revoked'], ['id']),
+    userExists: s.exists(USERS.name, ['site', 'name']),
+    insertUser: s.insert(USERS.name, columns(USERS)),
+    user: s.select(USERS.name, ['salt', 'hash'], ['site', 'name']),
+  };
+}
+
 export class Directory {
   private readonly sites = new Map<string, Site | null>();
   /**
@@ -83,35 +140,24 @@ export class Directory {
   /** Verifications under way, so that concurrent requests with the same credentials share one scrypt. */
   private readonly pending = new Map<string, Promise<Credential | undefined>>();
   private readonly ttl: number;
+  private readonly sql: ReturnType<typeof directorySql>;
+  /** The stored forms of a key's `revoked`. */
+  private readonly revoked: SqlParam;
+  private readonly active: SqlParam;
 
   constructor(
     private readonly driver: SqlDriver,
     options: DirectoryOptions = {},
   ) {
     this.ttl = options.credentialCacheMs ?? 60_000;
-  }
-
-  private q(name: string): string {
-    return `"${name}"`;
-  }
-
-  private marks(n: number): string[] {
-    return Array.from({ length: n }, (_, i) => (this.driver.dialect === 'postgres' ? `$${i + 1}` : '?'));
+    const { statements, storage } = dialects[driver.dialect];
+    this.sql = directorySql(statements);
+    this.revoked = storage.encode({ type: 'Edm.Boolean' }, true)!;
+    this.active = storage.encode({ type: 'Edm.Boolean' }, false)!;
   }
 
   async init(): Promise<void> {
-    const text = this.driver.dialect === 'postgres' ? 'text' : 'TEXT';
-    const blob = this.driver.dialect === 'postgres' ? 'bytea' : 'BLOB';
-    const bool = this.driver.dialect === 'postgres' ? 'boolean' : 'INTEGER';
-    await this.driver.run(
-      `CREATE TABLE IF NOT EXISTS "odata_sites" ("name" ${text} PRIMARY KEY, "time_zone" ${text} NOT NULL, "created" ${text} NOT NULL)`,
-    );
-    await this.driver.run(
-      `CREATE TABLE IF NOT EXISTS "odata_keys" ("id" ${text} PRIMARY KEY, "site" ${text} NOT NULL, "label" ${text}, "salt" ${blob} NOT NULL, "hash" ${blob} NOT NULL, "created" ${text} NOT NULL, "revoked" ${bool} NOT NULL)`,
-    );
-    await this.driver.run(
-      `CREATE TABLE IF NOT EXISTS "odata_users" ("site" ${text} NOT NULL, "name" ${text} NOT NULL, "salt" ${blob} NOT NULL, "hash" ${blob} NOT NULL, "created" ${text} NOT NULL, PRIMARY KEY ("site", "name"))`,
-    );
+    for (const sql of this.sql.create) await this.driver.run(sql);
   }
 
   // ── sites ──────────────────────────────────────────────────────────────────
@@ -130,10 +176,7 @@ export class Directory {
     }
     if ((await this.site(name)) !== undefined) throw new TenancyError(`Site ${name} exists`);
     const site: Site = { name, timeZone, createdDate: new Date().toISOString() };
-    await this.driver.run(
-      `INSERT INTO "odata_sites" ("name", "time_zone", "created") VALUES (${this.marks(3).join(', ')})`,
-      [name, timeZone, site.createdDate],
-    );
+    await this.driver.run(this.sql.insertSite, [name, timeZone, site.createdDate]);
     this.sites.set(name, site);
     return site;
   }
@@ -142,10 +185,7 @@ export class Directory {
     if (!SITE_NAME.test(name)) return undefined;
     const cached = this.sites.get(name);
     if (cached !== undefined) return cached ?? undefined;
-    const [row] = await this.driver.all(
-      `SELECT "name", "time_zone", "created" FROM "odata_sites" WHERE "name" = ${this.marks(1)[0]}`,
-      [name],
-    );
+    const [row] = await this.driver.all(this.sql.site, [name]);
     const site =
       row === undefined
         ? null
@@ -156,7 +196,7 @@ export class Directory {
   }
 
   async listSites(): Promise<Site[]> {
-    const rows = await this.driver.all(`SELECT "name", "time_zone", "created" FROM "odata_sites" ORDER BY "name"`);
+    const rows = await this.driver.all(this.sql.sites);
     return rows.map((r) => ({
       name: String(r['name']),
       timeZone: String(r['time_zone']),
@@ -173,18 +213,20 @@ export class Directory {
     const secret = randomBytes(24).toString('base64url');
     const salt = randomBytes(16);
     const hash = await hashSecret(secret, salt);
-    await this.driver.run(
-      `INSERT INTO "odata_keys" ("id", "site", "label", "salt", "hash", "created", "revoked") VALUES (${this.marks(7).join(', ')})`,
-      [id, site, label ?? null, salt, hash, new Date().toISOString(), this.bool(false)],
-    );
+    await this.driver.run(this.sql.insertKey, [
+      id,
+      site,
+      label ?? null,
+      salt,
+      hash,
+      new Date().toISOString(),
+      this.active,
+    ]);
     return { id, key: `${id}.${secret}` };
   }
 
   async listKeys(site: string): Promise<KeyInfo[]> {
-    const rows = await this.driver.all(
-      `SELECT "id", "label", "created", "revoked" FROM "odata_keys" WHERE "site" = ${this.marks(1)[0]} ORDER BY "created", "id"`,
-      [site],
-    );
+    const rows = await this.driver.all(this.sql.keys, [site]);
     return rows.map((r) => ({
       id: String(r['id']),
       label: r['label'] === null ? null : String(r['label']),
@@ -194,11 +236,7 @@ export class Directory {
   }
 
   async revokeKey(site: string, id: string): Promise<boolean> {
-    const [a, b] = this.marks(3).slice(1);
-    const changed = await this.driver.run(
-      `UPDATE "odata_keys" SET "revoked" = ${this.marks(1)[0]} WHERE "site" = ${a} AND "id" = ${b}`,
-      [this.bool(true), site, id],
-    );
+    const changed = await this.driver.run(this.sql.revokeKey, [this.revoked, site, id]);
     this.verified.clear(); // a revoked key stops working at once here, and within a second in other processes
     return changed > 0;
   }
@@ -209,17 +247,11 @@ export class Directory {
     if ((await this.site(site)) === undefined) throw new TenancyError(`No site ${site}`);
     if (!USER_NAME.test(name)) throw new TenancyError('A user name is 1 to 40 characters without spaces or colons');
     if (password.length < 8) throw new TenancyError('A password has at least 8 characters');
-    const [existing] = await this.driver.all(
-      `SELECT 1 AS "x" FROM "odata_users" WHERE "site" = ${this.marks(2)[0]} AND "name" = ${this.marks(2)[1]}`,
-      [site, name],
-    );
+    const [existing] = await this.driver.all(this.sql.userExists, [site, name]);
     if (existing !== undefined) throw new TenancyError(`Site ${site} has a user ${name} already`);
     const salt = randomBytes(16);
     const hash = await hashSecret(password, salt);
-    await this.driver.run(
-      `INSERT INTO "odata_users" ("site", "name", "salt", "hash", "created") VALUES (${this.marks(5).join(', ')})`,
-      [site, name, salt, hash, new Date().toISOString()],
-    );
+    await this.driver.run(this.sql.insertUser, [site, name, salt, hash, new Date().toISOString()]);
     this.verified.clear();
   }
 
@@ -285,7 +317,7 @@ export class Directory {
   }
 
   private async keyActive(id: string): Promise<boolean> {
-    const [row] = await this.driver.all(`SELECT "revoked" FROM "odata_keys" WHERE "id" = ${this.marks(1)[0]}`, [id]);
+    const [row] = await this.driver.all(this.sql.keyRevoked, [id]);
     return row !== undefined && !(row['revoked'] === true || Number(row['revoked']) === 1);
   }
 
@@ -293,13 +325,7 @@ export class Directory {
     const dot = key.indexOf('.');
     const id = dot < 0 ? '' : key.slice(0, dot);
     const secret = dot < 0 ? key : key.slice(dot + 1);
-    const [row] =
-      id === '' || id.length > 40
-        ? []
-        : await this.driver.all(
-            `SELECT "site", "salt", "hash", "revoked" FROM "odata_keys" WHERE "id" = ${this.marks(1)[0]}`,
-            [id],
-          );
+    const [row] = id === '' || id.length > 40 ? [] : await this.driver.all(this.sql.key, [id]);
     const known = row !== undefined;
     const ok = await verifySecret(
       secret,
@@ -317,13 +343,7 @@ export class Directory {
     const colon = decoded.indexOf(':');
     const name = colon < 0 ? '' : decoded.slice(0, colon);
     const password = colon < 0 ? '' : decoded.slice(colon + 1);
-    const [row] =
-      name === '' || name.length > 40
-        ? []
-        : await this.driver.all(
-            `SELECT "salt", "hash" FROM "odata_users" WHERE "site" = ${this.marks(2)[0]} AND "name" = ${this.marks(2)[1]}`,
-            [site, name],
-          );
+    const [row] = name === '' || name.length > 40 ? [] : await this.driver.all(this.sql.user, [site, name]);
     const known = row !== undefined;
     const ok = await verifySecret(
       password,
@@ -331,9 +351,5 @@ export class Directory {
       known ? Buffer.from(row['hash'] as Uint8Array) : DUMMY_HASH,
     );
     return ok && known ? { site, kind: 'user', name } : undefined;
-  }
-
-  private bool(value: boolean): SqlParam {
-    return this.driver.dialect === 'postgres' ? value : value ? 1 : 0;
   }
 }

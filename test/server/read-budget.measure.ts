@@ -36,7 +36,7 @@ const line = (...parts: unknown[]): void => console.log(parts.join(' '));
 const threadCode = (sql: string): string => `
   const { parentPort } = require('node:worker_threads');
   require(${JSON.stringify(fileURLToPath(import.meta.resolve('tsx/cjs/api')))}).register();
-  const { registerSqliteFunctions } = require(${JSON.stringify(fileURLToPath(new URL('../../src/backends/sql/functions.ts', import.meta.url)))});
+  const { registerSqliteFunctions } = require(${JSON.stringify(fileURLToPath(new URL('../../src/backends/sql/sqlite/functions.ts', import.meta.url)))});
   const Database = require('better-sqlite3');
   const db = new Database(':memory:');
   db.defaultSafeIntegers(true);

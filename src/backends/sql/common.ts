@@ -13,7 +13,7 @@ export const INT32_MAX = String(range.INT32_MAX);
 /**
  * An exact numeric expression as a value of an integer range, or null outside it, mentioning `exact` once: clamp it
  * one past each end, then turn those two values into null (PostgreSQL's GREATEST skips a null argument, so a null
- * `exact` ends as null). Not for MySQL, whose NULLIF evaluates its first argument twice (mysql.ts).
+ * `exact` ends as null). Not for MySQL, whose NULLIF evaluates its first argument twice (mysql/dialect.ts).
  */
 export function nullOutside(exact: Sql, below: string, above: string): Sql {
   return `NULLIF(NULLIF(LEAST(GREATEST(${exact}, ${below}), ${above}), ${above}), ${below})`;

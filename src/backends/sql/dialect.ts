@@ -1,7 +1,12 @@
-// What differs between the SQL dialects, as hooks over one emitter (emit.ts). A dialect never decides what a query
-// means (SEMANTICS.md does, in emit.ts); it only says how its database spells that meaning.
+// What differs between the SQL dialects, as hooks over one emitter (emit.ts), and everything a dialect knows about its
+// database: how each EDM type is stored (`storage`) and the statements on tables the server runs (`statements`). A
+// dialect never decides what a query means (SEMANTICS.md does, in emit.ts); it only says how its database spells that
+// meaning. Each dialect lives in its own folder (sqlite/, postgres/, mysql/); nothing outside them asks which
+// dialect it has.
 import type { EdmPrimitiveType } from '../../values/edm.js';
 import type { Pattern } from '../../values/regex.js';
+import type { Property } from '../../model/schema.js';
+import type { LiteralValue } from '../../syntax/ast.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -15,9 +20,14 @@ export type NumericOperator = 'add' | 'sub' | 'mul' | 'div' | 'mod';
 
 export interface Dialect {
   readonly name: SqlDialectName;
+  /** A name as an identifier (a quote inside it doubled): the only quoting of names there is. */
   quoteIdentifier(name: string): string;
   /** The placeholder for the `index`-th parameter (0-based) in textual order. */
   placeholder(index: number): string;
+  /** How each EDM type is kept in this database: column types, parameters and the values read back. */
+  readonly storage: Storage;
+  /** CREATE TABLE and the statements on stored rows the server runs. */
+  readonly statements: Statements;
   /** The most parameters one statement may have. */
   readonly maxParameters: number;
   /**
@@ -40,7 +50,7 @@ export interface Dialect {
   nullSafeEqual(a: Sql, b: Sql): Sql;
   /**
    * Wraps a string operand so that comparison and ordering are by code point (binary UTF-8 order). `column` says
-   * the operand is a bare column, whose storage collation (storage.ts) a dialect may rely on to keep its index usable.
+   * the operand is a bare column, whose storage collation (its column type) a dialect may rely on to keep its index usable.
    */
   ordinal(a: Sql, column?: boolean): Sql;
 
@@ -86,7 +96,7 @@ export interface Dialect {
   doubleArithmetic(operator: NumericOperator, a: Sql, b: Sql): Sql | undefined;
   negate(a: Sql, type: EdmPrimitiveType): Sql;
   /**
-   * Where a range check must not be nested (MySQL: see mysql.ts), integer results as their exact value clamped one
+   * Where a range check must not be nested (MySQL: see mysql/dialect.ts), integer results as their exact value clamped one
    * past each end, with the checks deferred to where the value is read: the emitter threads them through integer
    * arithmetic, negation and casts to integers instead of calling `integerArithmetic`, `negate` and `toInteger`.
    */
@@ -113,7 +123,7 @@ export interface Dialect {
   /** Decimal or Double to an integer type: half away from zero, null outside the target's range. */
   toInteger(a: Sql, from: EdmPrimitiveType, to: 'Edm.Int32' | 'Edm.Int64'): Sql;
 
-  // Dates and instants, stored as each dialect keeps them (storage.ts).
+  // Dates and instants, stored as each dialect keeps them (its storage).
   datePart(part: 'year' | 'month' | 'day', a: Sql, type: 'Edm.Date' | 'Edm.DateTimeOffset'): Sql;
   /** hour, minute, second (Int32) and fractionalseconds (an exact Decimal: 0.123) of an instant, in UTC. */
   timePart(part: 'hour' | 'minute' | 'second' | 'fractionalseconds', a: Sql): Sql;
@@ -170,4 +180,112 @@ export interface IntegerChecks {
   inRange(clamped: Sql, type: 'Edm.Int32' | 'Edm.Int64'): Sql;
   /** The value where every check holds, else null. */
   read(value: Sql, checks: readonly Sql[]): Sql;
+}
+
+// ── storage ──────────────────────────────────────────────────────────────────
+
+/** What a column's type depends on. */
+export type ColumnFacets = Pick<Property, 'type'> &
+  Partial<Pick<Property, 'maxLength' | 'precision' | 'scale' | 'isKey'>>;
+
+/** What encoding a value depends on (a decimal's column facets). */
+export type ValueFacets = Pick<Property, 'type'> & Partial<Pick<Property, 'precision' | 'scale'>>;
+
+/**
+ * A literal's parameter, or why this database cannot take it: `unsupported` (a 501: the engine could, this database
+ * cannot) or `invalid` (a 400: no value this database stores could ever match or hold it).
+ */
+export type EncodedLiteral = SqlParam | { readonly unsupported: string } | { readonly invalid: string };
+
+export interface Storage {
+  /** The column type of a property (CREATE TABLE): the forms docs/backends.md lists, which the emitter relies on. */
+  columnType(property: ColumnFacets): string;
+  /** The parameter value for a literal of a query, in the form `typedParam` expects. */
+  encodeLiteral(literal: Exclude<LiteralValue, { type: 'null' }>): EncodedLiteral;
+  /**
+   * A row value (the forms docs/backends.md lists for the memory backend) as the parameter that stores it; undefined
+   * for a value the column cannot hold unchanged (the caller reports it).
+   */
+  encode(property: ValueFacets, value: unknown): SqlParam | undefined;
+  /** A value as the driver returned it, in row form (decimals and Int64 as exact text). */
+  decode(property: ValueFacets, raw: unknown): unknown;
+  /** `decode` for one property, made once: for paths that decode every row (the server's JSON writer). */
+  decoder(property: ValueFacets): (raw: unknown) => unknown;
+  /**
+   * A stored decimal (not null) as `decode` reads it when that is canonical decimal text, else undefined (a
+   * PostgreSQL NaN): made once per property, so that the JSON writer can write it as a number without checking it.
+   */
+  decimalText(property: ValueFacets): (raw: unknown) => string | undefined;
+  /** A non-negative integer as a parameter the database reads as an integer (LIMIT and OFFSET take no other). */
+  integerParam(n: number): SqlParam;
+  /** Set where a Decimal column holds an integer scaled by 10^scale (SQLite): see ScaledDecimals. */
+  readonly scaledDecimals?: ScaledDecimals;
+}
+
+/**
+ * Decimal columns kept as Int64 integers scaled by 10^scale. Such a column orders and compares as its decimals do, so
+ * the emitter compares it with literals as integers (exact, and an index serves it); any other decimal value in SQL
+ * is a computed one, compared only through `compareDecimal`, never with `=` or IN.
+ */
+export interface ScaledDecimals {
+  /** The property's scale, or why its column cannot be kept this way (a 501 naming it). */
+  scale(property: Pick<Property, 'name' | 'precision' | 'scale'>): number | { readonly unsupported: string };
+  /** The column as a Decimal value. */
+  read(column: Sql, scale: number): Sql;
+  /**
+   * A decimal literal times 10^scale: `exact` when it has no more places than the scale, and the floor and ceiling
+   * of it, so that comparisons stay between integers.
+   */
+  bounds(literal: string, scale: number): { exact?: bigint; floor: bigint; ceiling: bigint };
+}
+
+// ── statements ───────────────────────────────────────────────────────────────
+
+/** A table's name, or `[schema, name]`. Quoted as an identifier; never parsed. */
+export type TableName = string | readonly [string, string];
+
+export interface ColumnDefinition extends ColumnFacets {
+  readonly name: string;
+  readonly nullable: boolean;
+}
+
+export interface TableDefinition {
+  readonly name: TableName;
+  readonly columns: readonly ColumnDefinition[];
+  /** The primary key's columns, in order. */
+  readonly key: readonly string[];
+}
+
+/**
+ * Statements on stored rows by column name. `where` lists columns each equal to a parameter (ANDed); the parameters
+ * are numbered in the order the arguments name their columns (`update`: the SET columns, then `where`'s).
+ */
+export interface Statements {
+  createTable(table: TableDefinition, options?: { readonly ifNotExists?: boolean }): string;
+  select(table: TableName, columns: readonly string[], where?: readonly string[], orderBy?: readonly string[]): string;
+  /** One row (`x`) when any row matches. */
+  exists(table: TableName, where: readonly string[]): string;
+  /** The largest value of a column among the matching rows (null when none), as `max`. */
+  max(table: TableName, column: string, where: readonly string[]): string;
+  /** INSERT of `rows` rows (default 1): each row's values in the order of `columns`. */
+  insert(table: TableName, columns: readonly string[], rows?: number): string;
+  update(table: TableName, set: readonly string[], where: readonly string[]): string;
+  delete(table: TableName, where: readonly string[]): string;
+  /**
+   * Adds 1 to the `value` column of the row with the key's values, making the row with 1 where there is none: the
+   * statements to run in order in one transaction, each taking the key's values as its parameters or none
+   * (`keyed`); the last one returns the new value as `value`.
+   */
+  increment(
+    table: TableName,
+    key: readonly string[],
+    value: string,
+  ): readonly { readonly sql: string; readonly keyed: boolean }[];
+  /**
+   * Takes a lock named by its one parameter until the transaction ends, where concurrent transactions could
+   * otherwise both read the same next number; undefined where the database runs one writing transaction at a time.
+   */
+  readonly transactionLock?: string;
+  /** Brings the planner's statistics of a table up to date after a bulk load, where the database needs telling. */
+  analyze?(table: TableName): string;
 }

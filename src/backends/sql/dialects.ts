@@ -1,7 +1,8 @@
+// The dialects by name: the one place a name becomes the dialect that knows its database.
 import type { Dialect, SqlDialectName } from './dialect.js';
-import { mysqlDialect } from './mysql.js';
-import { postgresDialect } from './postgres.js';
-import { sqliteDialect } from './sqlite.js';
+import { mysqlDialect } from './mysql/dialect.js';
+import { postgresDialect } from './postgres/dialect.js';
+import { sqliteDialect } from './sqlite/dialect.js';
 
 export const dialects: Readonly<Record<SqlDialectName, Dialect>> = {
   sqlite: sqliteDialect,

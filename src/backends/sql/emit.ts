@@ -12,12 +12,12 @@ import { errorAt, ODataError } from '../../errors.js';
 import type { BoundExpr, BoundQuery, PropertySource } from '../../validate/bound.js';
 import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
-import type { Dialect, SqlDialectName, SqlParam, Sql } from './dialect.js';
-import { encodeLiteral } from './storage.js';
+import type { Dialect, ScaledDecimals, SqlDialectName, SqlParam, Sql } from './dialect.js';
 import { parsePattern } from '../../values/regex.js';
 import { INT64_MAX, INT64_MIN } from '../../values/arithmetic.js';
 import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
 import { DECIMAL_EXPONENT_LIMIT, DOUBLE_OVERFLOW_DIGITS, DOUBLE_UNDERFLOW_DIGITS } from './common.js';
+import { quoteTable } from './statements.js';
 
 /** Where an entity type's rows live: the table and, where they differ from the property names, the columns. */
 export interface SqlTable {
@@ -120,8 +120,8 @@ export class SqlEmitter {
         return [d.orderItem(key, item.direction, nullable)];
       })
       .join(', ');
-    // LIMIT takes a bare placeholder (MySQL allows no CAST there); SQLite needs an integer, not a float
-    const count = (n: number): Sql => this.rawParam(d.name === 'sqlite' ? BigInt(n) : n);
+    // LIMIT takes a bare placeholder (MySQL allows no CAST there), bound as an integer
+    const count = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
     const limit = d.limit(
       bound.top === undefined ? undefined : count(bound.top),
       bound.skip === undefined || bound.skip === 0 ? undefined : count(bound.skip),
@@ -174,10 +174,7 @@ export class SqlEmitter {
   // ── names ──────────────────────────────────────────────────────────────────
 
   private tableName(table: SqlTable): Sql {
-    const name = table.table;
-    return typeof name === 'string'
-      ? this.dialect.quoteIdentifier(name)
-      : name.map((part) => this.dialect.quoteIdentifier(part)).join('.');
+    return quoteTable(this.dialect.quoteIdentifier, table.table);
   }
 
   /** How many column references have been written: a fragment that adds none reads no row. */
@@ -216,7 +213,7 @@ export class SqlEmitter {
 
   private literal(value: LiteralValue, expr: BoundExpr): Sql {
     if (value.type === 'null') return 'NULL';
-    const encoded = encodeLiteral(this.dialect.name, value);
+    const encoded = this.dialect.storage.encodeLiteral(value);
     if (typeof encoded === 'object' && encoded !== null && 'unsupported' in encoded) {
       throw this.unsupported(expr, encoded.unsupported);
     }
@@ -340,15 +337,23 @@ export class SqlEmitter {
     return this.readColumn(this.column(scope, property), property, expr);
   }
 
-  /** A column as a value of its EDM type (SQLite keeps decimals as scaled integers: storage.ts). */
+  /** A column as a value of its EDM type (a dialect may keep decimals as scaled integers: ScaledDecimals). */
   private readColumn(column: Sql, property: Property, expr: BoundExpr): Sql {
     if (property.type === 'Edm.TimeOfDay' || property.type === 'Edm.Duration') {
       throw this.unsupported(expr, `${property.type} properties are not supported by the SQL backends`);
     }
-    if (property.type === 'Edm.Decimal' && this.dialect.name === 'sqlite') {
-      return `odata_decimal(${column}, ${sqliteScale(property, (what) => this.unsupported(expr, what))})`;
+    const scaled = this.dialect.storage.scaledDecimals;
+    if (property.type === 'Edm.Decimal' && scaled !== undefined) {
+      return scaled.read(column, this.scaleOf(scaled, property, expr));
     }
     return column;
+  }
+
+  /** A scaled decimal column's scale, or the 501 for a property it cannot be kept in. */
+  private scaleOf(scaled: ScaledDecimals, property: Property, expr: { readonly span: { start: number } }): number {
+    const scale = scaled.scale(property);
+    if (typeof scale === 'number') return scale;
+    throw this.unsupported(expr, scale.unsupported);
   }
 
   private convert(operand: BoundExpr, to: EdmPrimitiveType, expr: BoundExpr): Sql {
@@ -425,11 +430,12 @@ export class SqlEmitter {
   }
 
   /**
-   * SQLite keeps a decimal column as a scaled integer: comparing it with a literal compares integers, which is
+   * Where a decimal column is a scaled integer (SQLite), comparing it with a literal compares integers, which is
    * exact and can use an index (`UnitPrice gt 10.005` at scale 4 is `UnitPrice > 100050`).
    */
   private scaledComparison(expr: Extract<BoundExpr, { kind: 'comparison' }>): Sql | undefined {
-    if (this.dialect.name !== 'sqlite' || expr.left.type !== 'Edm.Decimal') return undefined;
+    const scaled = this.dialect.storage.scaledDecimals;
+    if (scaled === undefined || expr.left.type !== 'Edm.Decimal') return undefined;
     let { left, right } = expr;
     let operator = expr.operator;
     if (left.kind === 'literal' && right.kind === 'property') {
@@ -440,11 +446,10 @@ export class SqlEmitter {
     const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name);
     if (scope === undefined) return undefined;
     const column = this.column(scope, left.property);
-    const scale = sqliteScale(left.property, (what) => this.unsupported(expr, what));
-    const bounds = scaledBounds(right.value.value, scale);
+    const bounds = scaled.bounds(right.value.value, this.scaleOf(scaled, left.property, expr));
     const d = this.dialect;
     if (bounds.floor > INT64_MAX || bounds.ceiling < INT64_MIN) {
-      // beyond every value a precision-18 column holds: the comparison is decided by the sign alone
+      // beyond every value a scaled (Int64) column holds: the comparison is decided by the sign alone
       const above = bounds.floor > INT64_MAX;
       const notNull = left.nullable ? `(${column} IS NOT NULL)` : d.true;
       if (operator === 'eq') return d.false;
@@ -504,22 +509,20 @@ export class SqlEmitter {
   private inList(left: BoundExpr, items: readonly BoundExpr[]): Sql | undefined {
     if (items.length === 0) return undefined;
     const d = this.dialect;
-    if (left.type === 'Edm.Decimal') {
-      // SQLite: a scaled decimal column against decimal literals is an IN list of scaled integers
-      if (
-        d.name !== 'sqlite' ||
-        left.kind !== 'property' ||
-        !items.every((i) => i.kind === 'literal' && i.value.type === 'Edm.Decimal')
-      ) {
-        return d.name === 'sqlite'
-          ? undefined
-          : `(${this.value(left)} IN (${items.map((i) => this.value(i)).join(', ')}))`;
+    const scaled = d.storage.scaledDecimals;
+    if (left.type === 'Edm.Decimal' && scaled !== undefined) {
+      // a scaled decimal column against decimal literals is an IN list of scaled integers; any other decimal value
+      // there is compared item by item (compareDecimal)
+      if (left.kind !== 'property' || !items.every((i) => i.kind === 'literal' && i.value.type === 'Edm.Decimal')) {
+        return undefined;
       }
       const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name)!;
-      const scale = sqliteScale(left.property, (what) => this.unsupported(left, what));
+      const scale = this.scaleOf(scaled, left.property, left);
       const exact = items
         .map((i) =>
-          i.kind === 'literal' && i.value.type === 'Edm.Decimal' ? scaledBounds(i.value.value, scale).exact : undefined,
+          i.kind === 'literal' && i.value.type === 'Edm.Decimal'
+            ? scaled.bounds(i.value.value, scale).exact
+            : undefined,
         )
         .filter((n): n is bigint => n !== undefined && n >= INT64_MIN && n <= INT64_MAX);
       if (exact.length === 0) return d.false;
@@ -714,7 +717,7 @@ export class SqlEmitter {
       case 'second':
       case 'fractionalseconds': {
         const type = expr.args[0]!.type;
-        // a TimeOfDay is milliseconds since midnight (storage.ts encodeLiteral, `time` below)
+        // a TimeOfDay is milliseconds since midnight (each dialect's encodeLiteral, `time` below)
         if (type === 'Edm.TimeOfDay') return d.timeOfDayPart(expr.name, a0!);
         if (type !== 'Edm.DateTimeOffset') throw this.unsupported(expr, `${expr.name} of ${type}`);
         return d.timePart(expr.name, a0!);
@@ -917,7 +920,7 @@ export class SqlEmitter {
   private sortKey(expr: BoundExpr): Sql {
     const d = this.dialect;
     if (expr.type === 'Edm.Binary') throw this.unsupported(expr, 'ordering by a binary value');
-    if (expr.kind === 'property' && expr.type === 'Edm.Decimal' && d.name === 'sqlite') {
+    if (expr.kind === 'property' && expr.type === 'Edm.Decimal' && d.storage.scaledDecimals !== undefined) {
       // scaled integers order as their decimals do
       const scope = expr.source.kind === 'root' ? this.root : this.variables.get(expr.source.name)!;
       return this.column(scope, expr.property);
@@ -1019,33 +1022,4 @@ function unsupportedIn(
   what: string,
 ): ODataError {
   return errorAt('NotImplemented', `${what} is not supported by the ${dialect} SQL dialect`, target, expr.span.start);
-}
-
-/** SQLite keeps Edm.Decimal as an integer scaled by 10^scale: the property must say its scale, and fit Int64. */
-function sqliteScale(property: Property, unsupported: (what: string) => ODataError): number {
-  const scale = property.scale;
-  if (scale === undefined || (property.precision ?? 19) > 18) {
-    throw unsupported(
-      `The decimal property ${property.name} (SQLite keeps decimals as scaled 64-bit integers, so it needs a scale and a precision of at most 18)`,
-    );
-  }
-  return scale;
-}
-
-/**
- * For a decimal literal and a column scale: the scaled integer the literal equals (when it has no more digits
- * than the scale), and the floor and ceiling of literal × 10^scale, so that comparisons stay between integers.
- */
-export function scaledBounds(literal: string, scale: number): { exact?: bigint; floor: bigint; ceiling: bigint } {
-  const negative = literal.startsWith('-');
-  const digits = literal.replace(/^[-+]/, '');
-  const [whole = '0', fraction = ''] = digits.split('.');
-  const kept = fraction.slice(0, scale).padEnd(scale, '0');
-  const rest = fraction.slice(scale);
-  const magnitude = BigInt(`${whole}${kept}` || '0');
-  const exactTail = /^0*$/.test(rest);
-  const truncated = negative ? -magnitude : magnitude;
-  if (exactTail) return { exact: truncated, floor: truncated, ceiling: truncated };
-  // truncation moved toward zero: below the value when positive, above it when negative
-  return negative ? { floor: truncated - 1n, ceiling: truncated } : { floor: truncated, ceiling: truncated + 1n };
 }

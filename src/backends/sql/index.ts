@@ -13,8 +13,8 @@ export {
   isStatementDeadline,
   StatementDeadlineError,
   type SqliteFunctionHost,
-} from './functions.js';
-export { mysqlSessionSql } from './mysql.js';
+} from './sqlite/functions.js';
+export { mysqlSessionSql } from './mysql/dialect.js';
 
 function emitter(bound: BoundQuery, options: SqlOptions): SqlEmitter {
   return new SqlEmitter(dialects[options.dialect], options, bound.entityType);

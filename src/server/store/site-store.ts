@@ -1,21 +1,22 @@
 // One site's records, in SQL: reads run the SQL backend's statements (with the site as the scope no filter can
-// leave), writes are plain parameterized INSERT/UPDATE/DELETE built from the schema. The same code serves an SQLite
-// file per site (no site column) and a shared PostgreSQL database (a `site` column leading every key).
+// leave), writes are parameterized INSERT/UPDATE/DELETE that the driver's dialect writes from the schema. The same
+// code serves an SQLite file per site (no site column) and a shared PostgreSQL database (a `site` column leading
+// every key).
 import {
   createTableSql,
-  decodeRow,
-  encodeValue,
   toSql,
   toSqlCount,
   type SqlOptions,
   type SqlParam,
+  type SqlStatement,
 } from '../../backends/sql/index.js';
+import type { Statements, Storage, TableDefinition } from '../../backends/sql/dialect.js';
+import { dialects } from '../../backends/sql/dialects.js';
 import { ODataError } from '../../errors.js';
 import type { Property } from '../../model/schema.js';
 import type { BoundQuery } from '../../validate/bound.js';
 import { collections, navigationTables, type Collection } from './collections.js';
 import type { RawRow, ReadOptions, SqlDriver, SqlSession } from './driver.js';
-import type { SqlStatement } from '../../backends/sql/index.js';
 
 export interface ReadStatements {
   readonly rows: SqlStatement;
@@ -31,24 +32,55 @@ const MAX_BATCH_ROWS = 500;
 /** The column that holds the site in a shared database. */
 export const SITE_COLUMN = 'site';
 
+/** The per-site counters (`nextSequence`): a name and its last value, under the site in a shared database. */
+const SEQUENCES = 'odata_sequences';
+
+function sequencesTable(shared: boolean): TableDefinition {
+  const name = { name: 'name', type: 'Edm.String', maxLength: 100, isKey: true, nullable: false } as const;
+  return {
+    name: SEQUENCES,
+    columns: [
+      ...(shared ? [{ ...name, name: SITE_COLUMN }] : []),
+      name,
+      { name: 'value', type: 'Edm.Int64', nullable: false },
+    ],
+    key: shared ? [SITE_COLUMN, 'name'] : ['name'],
+  };
+}
+
+/** A collection's statements that do not depend on the call: made once per store and collection. */
+interface CollectionSql {
+  readonly properties: readonly Property[];
+  /** The full key: the scope column, the parent key, the entity key. */
+  readonly key: readonly string[];
+  /** The properties that are not part of the key (what `update` writes). */
+  readonly nonKey: readonly Property[];
+  readonly get: string;
+  readonly insert: string;
+  readonly update: string;
+  readonly delete: string;
+  readonly hasRows: string;
+}
+
 export class SiteStore {
+  /** The driver's dialect's: how each value is stored, and every statement on the tables. */
+  private readonly storage: Storage;
+  private readonly statements: Statements;
+  private readonly collectionSql = new Map<Collection, CollectionSql>();
+  private readonly increment: readonly { readonly sql: string; readonly keyed: boolean }[];
+
   constructor(
     readonly driver: SqlDriver,
     readonly site: string,
     /** True in a database shared by every site (PostgreSQL): rows carry the site column. */
     readonly shared: boolean,
-  ) {}
+  ) {
+    ({ storage: this.storage, statements: this.statements } = dialects[driver.dialect]);
+    this.increment = this.statements.increment(SEQUENCES, [...this.scopeConditions(), 'name'], 'value');
+  }
 
   private get scope(): Record<string, SqlParam> {
     return this.shared ? { [SITE_COLUMN]: this.site } : {};
-  }
-
-  private quote(name: string): string {
-    return this.driver.dialect === 'mysql' ? `\`${name.replace(/`/g, '``')}\`` : `"${name.replace(/"/g, '""')}"`;
-  }
-
-  private placeholders(count: number, from = 0): string[] {
-    return Array.from({ length: count }, (_, i) => (this.driver.dialect === 'postgres' ? `$${from + i + 1}` : '?'));
   }
 
   /** The statements that create every table of the service (idempotent). */
@@ -65,11 +97,35 @@ export class SiteStore {
         }),
       );
     }
-    const sequences = shared
-      ? `CREATE TABLE IF NOT EXISTS "odata_sequences" ("${SITE_COLUMN}" varchar(100) NOT NULL, "name" varchar(100) NOT NULL, "value" bigint NOT NULL, PRIMARY KEY ("${SITE_COLUMN}", "name"))`
-      : `CREATE TABLE IF NOT EXISTS "odata_sequences" ("name" TEXT NOT NULL PRIMARY KEY, "value" INTEGER NOT NULL)`;
-    statements.push(sequences);
+    statements.push(dialects[dialect].statements.createTable(sequencesTable(shared), { ifNotExists: true }));
     return statements;
+  }
+
+  private sqlOf(c: Collection): CollectionSql {
+    let sql = this.collectionSql.get(c);
+    if (sql === undefined) {
+      const s = this.statements;
+      const properties = [...c.entityType.properties.values()];
+      const names = properties.map((p) => p.name);
+      const key = [...this.scopeConditions(), ...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)];
+      const nonKey = properties.filter((p) => !key.includes(p.name));
+      sql = {
+        properties,
+        key,
+        nonKey,
+        get: s.select(c.table, names, key),
+        insert: s.insert(c.table, [...this.scopeConditions(), ...names]),
+        update: s.update(
+          c.table,
+          nonKey.map((p) => p.name),
+          key,
+        ),
+        delete: s.delete(c.table, key),
+        hasRows: s.exists(c.table, this.scopeConditions()),
+      };
+      this.collectionSql.set(c, sql);
+    }
+    return sql;
   }
 
   // ── reads ──────────────────────────────────────────────────────────────────
@@ -86,7 +142,7 @@ export class SiteStore {
       table: c.table,
       navigation: navigationTables(c.entityType),
       scope: { ...this.scope, ...parentScope },
-      // SQLite: a row check in every WHERE, so that the statement stops at its budget wherever it is (sqlite.ts)
+      // SQLite: a row check in every WHERE, so that the statement stops at its budget wherever it is (its rowCheck)
       deadlineChecks: true,
     };
   }
@@ -123,7 +179,7 @@ export class SiteStore {
     options?: ReadOptions,
   ): Promise<{ rows: Row[]; count?: number }> {
     const { raw, count } = await this.runRead(this.readStatements(c, bound, parent), options);
-    const rows = raw.map((r) => decodeRow(this.driver.dialect, bound.select, r));
+    const rows = raw.map((r) => this.decodeRow(bound.select, r));
     return count === undefined ? { rows } : { rows, count };
   }
 
@@ -137,45 +193,47 @@ export class SiteStore {
     session: SqlSession = this.driver,
     options?: Pick<ReadOptions, 'signal'>,
   ): Promise<Row | undefined> {
-    const properties = [...c.entityType.properties.values()];
-    const { where, params } = this.keyCondition(c, key);
-    const sql = `SELECT ${properties.map((p) => this.quote(p.name)).join(', ')} FROM ${this.quote(c.table)} WHERE ${where}`;
-    const [raw] = await session.all(sql, params, { ...options, keyLookup: true });
-    return raw === undefined ? undefined : decodeRow(this.driver.dialect, properties, raw);
+    const sql = this.sqlOf(c);
+    const [raw] = await session.all(sql.get, this.keyParams(c, key), { ...options, keyLookup: true });
+    return raw === undefined ? undefined : this.decodeRow(sql.properties, raw);
   }
 
   /** Rows of a contained collection under one parent (or of a child set under its header), every property. */
   async children(c: Collection, parent: Row, session: SqlSession = this.driver): Promise<Row[]> {
-    const properties = [...c.entityType.properties.values()];
+    const { properties, key } = this.sqlOf(c);
     const names = Object.keys(parent);
-    const conditions = [...this.scopeConditions(), ...names];
     const params: SqlParam[] = [...this.scopeParams()];
     for (const name of names) params.push(this.encode(c.entityType.properties.get(name)!, parent[name]));
-    const marks = this.placeholders(conditions.length);
-    const where = conditions.map((name, i) => `${this.quote(name)} = ${marks[i]}`).join(' AND ');
-    const order = [...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)].map((n) => this.quote(n)).join(', ');
-    const sql = `SELECT ${properties.map((p) => this.quote(p.name)).join(', ')} FROM ${this.quote(c.table)} WHERE ${where} ORDER BY ${order}`;
-    return (await session.all(sql, params)).map((raw) => decodeRow(this.driver.dialect, properties, raw));
+    const sql = this.statements.select(
+      c.table,
+      properties.map((p) => p.name),
+      [...this.scopeConditions(), ...names],
+      key.slice(this.scopeConditions().length),
+    );
+    return (await session.all(sql, params)).map((raw) => this.decodeRow(properties, raw));
   }
 
   /** Whether the collection holds any row of this site. */
   async hasRows(c: Collection): Promise<boolean> {
-    const where = this.shared ? ` WHERE ${this.quote(SITE_COLUMN)} = ${this.placeholders(1)[0]}` : '';
-    const rows = await this.driver.all(
-      `SELECT 1 AS ${this.quote('x')} FROM ${this.quote(c.table)}${where} LIMIT 1`,
-      this.scopeParams(),
-    );
+    const rows = await this.driver.all(this.sqlOf(c).hasRows, this.scopeParams());
     return rows.length > 0;
+  }
+
+  /**
+   * After a bulk load: brings the database's planner statistics of the collection's table up to date, where the
+   * database needs telling (PostgreSQL takes a freshly loaded table for empty until autovacuum's next round).
+   */
+  async analyze(c: Collection): Promise<void> {
+    const sql = this.statements.analyze?.(c.table);
+    if (sql !== undefined) await this.driver.run(sql);
   }
 
   // ── writes (inside a transaction's session) ─────────────────────────────────
 
   async insert(session: SqlSession, c: Collection, row: Row): Promise<void> {
-    const properties = [...c.entityType.properties.values()];
-    const columns = [...this.scopeConditions(), ...properties.map((p) => p.name)];
-    const params: SqlParam[] = [...this.scopeParams(), ...properties.map((p) => this.encode(p, row[p.name]))];
-    const sql = `INSERT INTO ${this.quote(c.table)} (${columns.map((n) => this.quote(n)).join(', ')}) VALUES (${this.placeholders(columns.length).join(', ')})`;
-    await session.run(sql, params);
+    const sql = this.sqlOf(c);
+    const params: SqlParam[] = [...this.scopeParams(), ...sql.properties.map((p) => this.encode(p, row[p.name]))];
+    await session.run(sql.insert, params);
   }
 
   /** Rows `insertMany` writes in one statement for `c`: under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
@@ -191,32 +249,22 @@ export class SiteStore {
   async insertMany(session: SqlSession, c: Collection, rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
     if (rows.length > this.batchRows(c)) throw new RangeError(`insertMany takes at most ${this.batchRows(c)} rows`);
-    const properties = [...c.entityType.properties.values()];
-    const columns = [...this.scopeConditions(), ...properties.map((p) => p.name)];
+    const { properties } = this.sqlOf(c);
     const params: SqlParam[] = [];
-    const tuples: string[] = [];
-    for (const row of rows) {
-      tuples.push(`(${this.placeholders(columns.length, params.length).join(', ')})`);
-      params.push(...this.scopeParams(), ...properties.map((p) => this.encode(p, row[p.name])));
-    }
-    const sql = `INSERT INTO ${this.quote(c.table)} (${columns.map((n) => this.quote(n)).join(', ')}) VALUES ${tuples.join(', ')}`;
-    await session.run(sql, params);
+    for (const row of rows) params.push(...this.scopeParams(), ...properties.map((p) => this.encode(p, row[p.name])));
+    const columns = [...this.scopeConditions(), ...properties.map((p) => p.name)];
+    await session.run(this.statements.insert(c.table, columns, rows.length), params);
   }
 
   /** Writes every non-key property of `row` to the row with its key. */
   async update(session: SqlSession, c: Collection, row: Row): Promise<void> {
-    const keyNames = new Set([...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)]);
-    const properties = [...c.entityType.properties.values()].filter((p) => !keyNames.has(p.name));
-    const marks = this.placeholders(properties.length);
-    const params: SqlParam[] = properties.map((p) => this.encode(p, row[p.name]));
-    const { where, params: keyParams } = this.keyCondition(c, row, properties.length);
-    const sql = `UPDATE ${this.quote(c.table)} SET ${properties.map((p, i) => `${this.quote(p.name)} = ${marks[i]}`).join(', ')} WHERE ${where}`;
-    await session.run(sql, [...params, ...keyParams]);
+    const sql = this.sqlOf(c);
+    const params: SqlParam[] = sql.nonKey.map((p) => this.encode(p, row[p.name]));
+    await session.run(sql.update, [...params, ...this.keyParams(c, row)]);
   }
 
   async delete(session: SqlSession, c: Collection, key: Row): Promise<number> {
-    const { where, params } = this.keyCondition(c, key);
-    return session.run(`DELETE FROM ${this.quote(c.table)} WHERE ${where}`, params);
+    return session.run(this.sqlOf(c).delete, this.keyParams(c, key));
   }
 
   /**
@@ -225,40 +273,26 @@ export class SiteStore {
    * writes are serialized already.)
    */
   async lock(session: SqlSession, name: string): Promise<void> {
-    if (this.driver.dialect !== 'postgres') return;
-    await session.all(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`${this.site}/${name}`]);
+    const lock = this.statements.transactionLock;
+    if (lock !== undefined) await session.all(lock, [`${this.site}/${name}`]);
   }
 
   /** The next value of a per-site sequence (1, 2, ...), taken inside the caller's transaction. */
   async nextSequence(session: SqlSession, name: string): Promise<number> {
     await this.lock(session, `sequence:${name}`);
-    const seq = this.quote('odata_sequences');
-    const scope = this.shared ? [SITE_COLUMN] : [];
-    const where = [...scope, 'name'].map((n, i) => `${this.quote(n)} = ${this.placeholders(1, i)[0]}`).join(' AND ');
-    const keyParams: SqlParam[] = [...(this.shared ? [this.site] : []), name];
-    const updated = await session.run(`UPDATE ${seq} SET "value" = "value" + 1 WHERE ${where}`, keyParams);
-    if (updated === 0) {
-      const columns = [...scope, 'name', 'value'];
-      await session.run(
-        `INSERT INTO ${seq} (${columns.map((n) => this.quote(n)).join(', ')}) VALUES (${this.placeholders(columns.length).join(', ')})`,
-        [...keyParams, this.driver.dialect === 'sqlite' ? 1n : 1],
-      );
-      return 1;
-    }
-    const [row] = await session.all(`SELECT "value" FROM ${seq} WHERE ${where}`, keyParams);
+    const keyParams: SqlParam[] = [...this.scopeParams(), name];
+    let row: RawRow | undefined;
+    for (const { sql, keyed } of this.increment) [row] = await session.all(sql, keyed ? keyParams : []);
     return Number(row?.['value']);
   }
 
   /** The largest value of an Int32 column among the rows with the given parent values (0 when none). */
   async maxOf(session: SqlSession, c: Collection, column: string, parent: Row): Promise<number> {
     const names = Object.keys(parent);
-    const conditions = [...this.scopeConditions(), ...names];
     const params: SqlParam[] = [...this.scopeParams()];
     for (const name of names) params.push(this.encode(c.entityType.properties.get(name)!, parent[name]));
-    const marks = this.placeholders(conditions.length);
-    const where = conditions.map((n, i) => `${this.quote(n)} = ${marks[i]}`).join(' AND ');
     const [row] = await session.all(
-      `SELECT MAX(${this.quote(column)}) AS ${this.quote('max')} FROM ${this.quote(c.table)} WHERE ${where}`,
+      this.statements.max(c.table, column, [...this.scopeConditions(), ...names]),
       params,
     );
     const max = row?.['max'];
@@ -275,18 +309,25 @@ export class SiteStore {
     return this.shared ? [this.site] : [];
   }
 
-  private keyCondition(c: Collection, key: Row, offset = 0): { where: string; params: SqlParam[] } {
-    const names = [...this.scopeConditions(), ...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)];
+  /** The parameters of the full key (`CollectionSql.key`) for a row or key. */
+  private keyParams(c: Collection, key: Row): SqlParam[] {
+    const names = this.sqlOf(c).key;
     const params: SqlParam[] = [...this.scopeParams()];
-    for (const name of names.slice(this.scopeConditions().length)) {
+    for (let i = params.length; i < names.length; i++) {
+      const name = names[i]!;
       params.push(this.encode(c.entityType.properties.get(name)!, key[name]));
     }
-    const marks = this.placeholders(names.length, offset);
-    return { where: names.map((n, i) => `${this.quote(n)} = ${marks[i]}`).join(' AND '), params };
+    return params;
+  }
+
+  private decodeRow(properties: readonly Property[], raw: RawRow): Row {
+    const row: Row = {};
+    for (const property of properties) row[property.name] = this.storage.decode(property, raw[property.name]);
+    return row;
   }
 
   private encode(property: Property, value: unknown): SqlParam {
-    const encoded = encodeValue(this.driver.dialect, property, value);
+    const encoded = this.storage.encode(property, value);
     if (encoded === undefined) {
       throw new ODataError(
         'InvalidLiteral',

@@ -4,7 +4,7 @@
 // prepared statements).
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { registerSqliteFunctions, runWithDeadline } from '../../backends/sql/functions.js';
+import { registerSqliteFunctions, runWithDeadline } from '../../backends/sql/sqlite/functions.js';
 import type { SqlParam } from '../../backends/sql/index.js';
 import type { ReaderReply, ReaderRequest, ReaderSetup } from './sqlite-pool.js';
 

@@ -74,7 +74,7 @@ class InlineTries {
   }
 }
 
-/** The row check the emitter writes into statements it may stop (sqlite.ts dialect, `rowCheck`). */
+/** The row check the emitter writes into statements it may stop (the sqlite dialect's `rowCheck`). */
 const ROW_CHECK = 'odata_deadline()';
 
 export function openSqlite(file: string, options: SqliteDriverOptions = {}): SqlDriver {

@@ -13,7 +13,7 @@ import {
   toSqlCount,
   type SqlDialectName,
 } from '../../../src/backends/sql/index.js';
-import { sqliteDialect } from '../../../src/backends/sql/sqlite.js';
+import { sqliteDialect } from '../../../src/backends/sql/sqlite/dialect.js';
 import { Thing } from './fixtures.js';
 
 const bind = (query: string) => validateQuery(parseQuery(query), Thing);

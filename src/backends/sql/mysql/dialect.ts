@@ -1,9 +1,11 @@
 // MySQL and MariaDB: binary ordering through utf8mb4_nopad_bin (no trailing-space padding), exact DECIMAL, instants
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
-import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from './common.js';
-import type { EdmPrimitiveType } from '../../values/edm.js';
-import type { Dialect, NumericOperator, Sql } from './dialect.js';
-import { toMysqlRegex } from '../../values/regex.js';
+import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from '../common.js';
+import type { EdmPrimitiveType } from '../../../values/edm.js';
+import type { Dialect, NumericOperator, Sql } from '../dialect.js';
+import { toMysqlRegex } from '../../../values/regex.js';
+import { quoteTable, sharedStatements } from '../statements.js';
+import { mysqlStorage } from './storage.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
 const CASE_MAPPING = 'utf8mb4_uca1400_nopad_as_cs';
@@ -78,10 +80,35 @@ export const mysqlSessionSql: readonly string[] = [
   'SET div_precision_increment = 30',
 ];
 
+const quoteIdentifier = (name: string): string => `\`${name.replace(/`/g, '``')}\``;
+const placeholder = (): string => '?';
+const shared = sharedStatements({
+  quoteIdentifier,
+  placeholder,
+  columnType: mysqlStorage.columnType,
+  tableOptions: ` DEFAULT CHARSET=utf8mb4 COLLATE=${BINARY}`,
+});
+
 export const mysqlDialect: Dialect = {
   name: 'mysql',
-  quoteIdentifier: (name) => `\`${name.replace(/`/g, '``')}\``,
-  placeholder: () => '?',
+  quoteIdentifier,
+  placeholder,
+  storage: mysqlStorage,
+  statements: {
+    ...shared,
+    // no RETURNING in MySQL: LAST_INSERT_ID(x) keeps x for the connection's next LAST_INSERT_ID(). (No transaction
+    // lock: the server runs on SQLite and PostgreSQL only; GET_LOCK is not scoped to a transaction.)
+    increment: (table, key, value) => {
+      const v = quoteIdentifier(value);
+      return [
+        {
+          sql: `INSERT INTO ${quoteTable(quoteIdentifier, table)} (${[...key, value].map(quoteIdentifier).join(', ')}) VALUES (${key.map(placeholder).join(', ')}, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE ${v} = LAST_INSERT_ID(${v} + 1)`,
+          keyed: true,
+        },
+        { sql: `SELECT LAST_INSERT_ID() AS ${quoteIdentifier('value')}`, keyed: false },
+      ];
+    },
+  },
   maxParameters: 65_535, // "Prepared statement contains too many placeholders" beyond
   typedParam: (param, type, value) => {
     switch (type) {

@@ -1,6 +1,6 @@
 // PostgreSQL: exact numeric, binary ordering through COLLATE "C", Unicode simple case mapping through the C.utf8
 // collation (glibc's towlower/towupper map one code point to one), instants as timestamptz read in UTC.
-import type { EdmPrimitiveType } from '../../values/edm.js';
+import type { EdmPrimitiveType } from '../../../values/edm.js';
 import {
   DOUBLE_MAX,
   DOUBLE_ZERO_BELOW,
@@ -9,9 +9,11 @@ import {
   rangeOf,
   roundHalfAwayDouble,
   WHITE_SPACE_CHARACTERS,
-} from './common.js';
-import type { Dialect, Sql } from './dialect.js';
-import { toPostgresRegex } from '../../values/regex.js';
+} from '../common.js';
+import type { Dialect, Sql } from '../dialect.js';
+import { toPostgresRegex } from '../../../values/regex.js';
+import { quoteTable, sharedStatements } from '../statements.js';
+import { postgresStorage } from './storage.js';
 
 const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
   'Edm.String': 'text',
@@ -46,10 +48,40 @@ const divide20 = (x: Sql, y: Sql): Sql => {
   return `(SELECT (${q} + CASE WHEN 2 * abs(${scaled} - ${q} * ${divisor}) >= abs(${divisor}) THEN sign(v.x) * sign(v.y) ELSE 0 END) * 0.00000000000000000001 FROM (SELECT (${x})::numeric AS x, (${y})::numeric AS y OFFSET 0) AS v)`;
 };
 
+const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const placeholder = (index: number): string => `$${index + 1}`;
+const shared = sharedStatements({
+  quoteIdentifier,
+  placeholder,
+  columnType: postgresStorage.columnType,
+  tableOptions: '',
+});
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
-  quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
-  placeholder: (index) => `$${index + 1}`,
+  quoteIdentifier,
+  placeholder,
+  storage: postgresStorage,
+  statements: {
+    ...shared,
+    increment: (table, key, value) => {
+      const keys = key.map(quoteIdentifier).join(', ');
+      const v = quoteIdentifier(value);
+      // (the target is aliased: in DO UPDATE a bare column is ambiguous between it and EXCLUDED)
+      return [
+        {
+          sql: `INSERT INTO ${quoteTable(quoteIdentifier, table)} AS s (${keys}, ${v}) VALUES (${key.map((_, i) => placeholder(i)).join(', ')}, 1) ON CONFLICT (${keys}) DO UPDATE SET ${v} = s.${v} + 1 RETURNING s.${v} AS ${quoteIdentifier('value')}`,
+          keyed: true,
+        },
+      ];
+    },
+    // transactions run concurrently (READ COMMITTED): a transaction-scoped advisory lock serializes those that take
+    // the same name
+    transactionLock: `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+    // until autovacuum's next round the planner takes a freshly loaded table for empty (a page of a million rows
+    // becomes a scan and a sort of all of them)
+    analyze: (table) => `ANALYZE ${quoteTable(quoteIdentifier, table)}`,
+  },
   maxParameters: 65_535, // the protocol's 16-bit parameter count
   typedParam: (param, type) => `${param}::${casts[type] ?? 'text'}`,
   // `-(NULL)`, `EXTRACT(DAY FROM NULL)`: an unknown-typed NULL matches several operators and functions

@@ -1,4 +1,4 @@
-// The functions the sqlite dialect's SQL calls (sqlite.ts), registered on a better-sqlite3 connection. Each is the
+// The functions the sqlite dialect's SQL calls (dialect.ts), registered on a better-sqlite3 connection. Each is the
 // memory backend's own code for the same operation, so SQLite and memory agree by construction where SQLite has no
 // exact native equivalent. All are deterministic and null in, null out, except odata_deadline (below).
 import {
@@ -10,8 +10,8 @@ import {
   parseDecimal,
   roundDecimal,
   type Decimal,
-} from '../../values/decimal.js';
-import { patternMatcher, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../../values/text.js';
+} from '../../../values/decimal.js';
+import { patternMatcher, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../../../values/text.js';
 import {
   INT32_MAX,
   INT32_MIN,
@@ -19,8 +19,9 @@ import {
   decimalArithmetic,
   roundHalfAway,
   toInt64,
-} from '../../values/arithmetic.js';
-import { NUMBER_SYNTAX } from './common.js';
+} from '../../../values/arithmetic.js';
+import { NUMBER_SYNTAX } from '../common.js';
+import { scaledToText } from './storage.js';
 
 /** The part of a better-sqlite3 `Database` this needs (structural, so the driver stays the caller's choice). */
 export interface SqliteFunctionHost {
@@ -48,10 +49,10 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
     db.function(name, { deterministic: true, safeIntegers: true }, implementation as (...args: never[]) => unknown);
   };
 
-  // decimals: stored as scaled integers, computed as exact text
+  // decimals: stored as scaled integers (storage.ts, whose decoder reads them), computed as exact text
   define('odata_decimal', (scaled, scale) => {
     const n = integer(scaled);
-    return n === undefined ? null : text(parseDecimal(`${n}e-${Number(scale)}`));
+    return n === undefined ? null : scaledToText(n, Number(scale));
   });
   define('odata_dec', (op, a, b) => {
     const x = decimal(a);

@@ -1,8 +1,11 @@
 // SQLite: text compares by code point with the BINARY collation and counts characters in length/instr/substr, so
 // those are native. What SQLite lacks or gets wrong for OData (Unicode case mapping, exact decimals, overflow-safe
 // integers, half-away rounding, regular expressions) runs as functions that `registerSqliteFunctions` (functions.ts)
-// adds to the connection: the same code the memory backend runs, so the two agree by construction.
-import type { Dialect, Sql } from './dialect.js';
+// adds to the connection: the same code the memory backend runs, so the two agree by construction. How values are
+// stored is storage.ts.
+import type { Dialect, Sql } from '../dialect.js';
+import { quoteTable, sharedStatements } from '../statements.js';
+import { sqliteStorage } from './storage.js';
 
 /** GLOB's special characters `*`, `?` and `[` as one-character classes; `]` alone is literal. */
 export function escapeGlob(text: string): string {
@@ -15,10 +18,35 @@ const MAX_GLOB_BYTES = 50_000;
 const fn = (name: string, ...args: Sql[]): Sql => `${name}(${args.join(', ')})`;
 const word = (w: string): Sql => `'${w}'`; // a fixed keyword of ours, never user text
 
+const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const placeholder = (): string => '?';
+const shared = sharedStatements({
+  quoteIdentifier,
+  placeholder,
+  columnType: sqliteStorage.columnType,
+  tableOptions: '',
+});
+
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
-  quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
-  placeholder: () => '?',
+  quoteIdentifier,
+  placeholder,
+  storage: sqliteStorage,
+  statements: {
+    ...shared,
+    // SQLite runs one writing transaction at a time (BEGIN IMMEDIATE): no lock needed; and without statistics its
+    // planner takes a table for large, never for empty, so a bulk load needs no ANALYZE
+    increment: (table, key, value) => {
+      const columns = [...key, value].map(quoteIdentifier).join(', ');
+      const v = quoteIdentifier(value);
+      return [
+        {
+          sql: `INSERT INTO ${quoteTable(quoteIdentifier, table)} (${columns}) VALUES (${key.map(placeholder).join(', ')}, 1) ON CONFLICT (${key.map(quoteIdentifier).join(', ')}) DO UPDATE SET ${v} = ${v} + 1 RETURNING ${v} AS ${quoteIdentifier('value')}`,
+          keyed: true,
+        },
+      ];
+    },
+  },
   maxParameters: 32_766, // SQLITE_MAX_VARIABLE_NUMBER's default (measured: 32,767 is "too many SQL variables")
   typedParam: (param) => param,
   typedNull: () => 'NULL', // SQLite's values carry their types
