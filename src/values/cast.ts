@@ -6,6 +6,13 @@ import type { EdmPrimitiveType } from './edm.js';
 import { decimalOf, type Value } from './read.js';
 import { formatDuration, formatTimeOfDay } from './temporal.js';
 
+/**
+ * Text a String casts to a number from: the literal syntax of a number, as a pattern every regex engine reads alike
+ * (JavaScript, POSIX ERE in PostgreSQL and MariaDB), so that each SQL dialect tests the same text as this cast.
+ */
+export const NUMBER_TEXT = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';
+const numberText = new RegExp(NUMBER_TEXT);
+
 /** cast() between primitive types (SEMANTICS.md); a value that cannot be represented is null. */
 export function castValue(value: NonNullable<Value>, from: EdmPrimitiveType | 'null', to: EdmPrimitiveType): Value {
   if (to === 'Edm.String') {
@@ -31,7 +38,7 @@ export function castValue(value: NonNullable<Value>, from: EdmPrimitiveType | 'n
   let decimal: Decimal | null;
   if (from === 'Edm.String') {
     const text = value as string;
-    if (!/^[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/.test(text)) return null;
+    if (!numberText.test(text)) return null;
     decimal = parseDecimal(text) ?? null;
   } else decimal = decimalOf(value);
   if (decimal === null) return null;

@@ -37,8 +37,8 @@ export const WHITE_SPACE_CLASS =
 export const WHITE_SPACE_CHARACTERS =
   '\t\n\u000b\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
 
-/** A numeric string in the literal syntax (cast from String, SEMANTICS.md). */
-export const NUMBER_SYNTAX = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';
+/** A numeric string in the literal syntax (cast from String, SEMANTICS.md): the pattern the memory cast uses. */
+export { NUMBER_TEXT as NUMBER_SYNTAX } from '../../values/cast.js';
 
 /**
  * The largest finite double, and the magnitude below which a product or quotient is taken as zero: the smallest
