@@ -16,14 +16,26 @@
 // internal fact of the model. A non-contained navigation whose target type is the type of exactly one entity set gets
 // a NavigationPropertyBinding to that set (also below contained navigations, with a path such as `Notes/Author`);
 // contained navigations say `ContainsTarget` and need no binding.
-import { SchemaError, type ActionDefinition, type EntityType, type Model, type PropertyDefinition } from './schema.js';
+import {
+  SchemaError,
+  type ActionDefinition,
+  type EntitySet,
+  type EntityType,
+  type Model,
+  type PropertyDefinition,
+} from './schema.js';
 
 const edmxNamespace = 'http://docs.oasis-open.org/odata/ns/edmx';
 const edmNamespace = 'http://docs.oasis-open.org/odata/ns/edm';
 const vocabularyBase = 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/';
 const core = 'Org.OData.Core.V1';
 const validation = 'Org.OData.Validation.V1';
-const vocabularyAliases: Readonly<Record<string, string>> = { [core]: 'Core', [validation]: 'Validation' };
+const capabilities = 'Org.OData.Capabilities.V1';
+const vocabularyAliases: Readonly<Record<string, string>> = {
+  [core]: 'Core',
+  [validation]: 'Validation',
+  [capabilities]: 'Capabilities',
+};
 
 /** Fractional-second digits of Edm.DateTimeOffset values (SEMANTICS.md: milliseconds). */
 const dateTimeOffsetPrecision = 3;
@@ -48,7 +60,8 @@ type AnnotationValue =
   | { readonly kind: 'String'; readonly value: string }
   | { readonly kind: 'Decimal'; readonly value: number }
   | { readonly kind: 'EnumMember'; readonly enumType: string; readonly member: string }
-  | { readonly kind: 'AllowedValues'; readonly values: readonly string[] };
+  | { readonly kind: 'AllowedValues'; readonly values: readonly string[] }
+  | { readonly kind: 'Record'; readonly properties: Readonly<Record<string, boolean>> };
 
 interface Annotation {
   /** Namespace-qualified: `Org.OData.Core.V1.Computed`. */
@@ -141,8 +154,14 @@ interface Plan {
   readonly types: readonly EntityType[];
   /** Actions grouped by name (overloads), in order of first appearance. */
   readonly actions: ReadonlyMap<string, readonly ActionDefinition[]>;
-  readonly sets: readonly { readonly name: string; readonly type: EntityType; readonly bindings: readonly Binding[] }[];
+  readonly sets: readonly {
+    readonly name: string;
+    readonly type: EntityType;
+    readonly bindings: readonly Binding[];
+    readonly annotations: readonly Annotation[];
+  }[];
   readonly usesValidation: boolean;
+  readonly usesCapabilities: boolean;
 }
 
 interface Binding {
@@ -176,10 +195,11 @@ function plan(model: Model): Plan {
       // With no set, or several sets of the target type, the target set is not known: no binding.
       return sets.length === 1 ? [{ path: `${prefix}${navigation.name}`, target: sets[0]! }] : [];
     });
-  const sets = [...model.entitySets].map(([name, type]) => ({
-    name,
-    type,
-    bindings: bindingsOf(type, '', new Set([type])),
+  const sets = [...model.sets.values()].map((set) => ({
+    name: set.name,
+    type: set.entityType,
+    bindings: bindingsOf(set.entityType, '', new Set([set.entityType])),
+    annotations: setAnnotations(set),
   }));
 
   const definitions = [
@@ -190,7 +210,18 @@ function plan(model: Model): Plan {
     (definition) =>
       definition.allowedValues !== undefined || definition.minimum !== undefined || definition.maximum !== undefined,
   );
-  return { types, actions, sets, usesValidation };
+  return { types, actions, sets, usesValidation, usesCapabilities: sets.some((set) => set.annotations.length > 0) };
+}
+
+/** What a set does not allow, as the Capabilities vocabulary's restrictions (no annotation: allowed). */
+function setAnnotations(set: EntitySet): Annotation[] {
+  const restriction = (term: string, property: string, allowed: boolean): Annotation[] =>
+    allowed ? [] : [annotation(`${capabilities}.${term}`, { kind: 'Record', properties: { [property]: false } })];
+  return [
+    ...restriction('InsertRestrictions', 'Insertable', set.insertable),
+    ...restriction('UpdateRestrictions', 'Updatable', set.updatable),
+    ...restriction('DeleteRestrictions', 'Deletable', set.deletable),
+  ];
 }
 
 function bindingParameter(action: ActionDefinition): string {
@@ -207,7 +238,11 @@ function boundType(model: Model, action: ActionDefinition): string {
 }
 
 function references(plan: Plan): { namespace: string; alias: string }[] {
-  const namespaces = plan.usesValidation ? [core, validation] : [core];
+  const namespaces = [
+    core,
+    ...(plan.usesValidation ? [validation] : []),
+    ...(plan.usesCapabilities ? [capabilities] : []),
+  ];
   return namespaces.map((namespace) => ({ namespace, alias: vocabularyAliases[namespace]! }));
 }
 
@@ -298,6 +333,12 @@ function xmlAnnotation(annotation: Annotation): XmlElement {
       );
       return element('Annotation', { Term: term }, [element('Collection', {}, records), ...nested]);
     }
+    case 'Record': {
+      const values = Object.entries(value.properties).map(([property, bool]) =>
+        element('PropertyValue', { Property: property, Bool: bool }),
+      );
+      return element('Annotation', { Term: term }, [element('Record', {}, values), ...nested]);
+    }
     default:
       return value satisfies never;
   }
@@ -359,13 +400,12 @@ export function toCsdlXml(model: Model): string {
     'EntityContainer',
     { Name: model.containerName },
     schema.sets.map((set) =>
-      element(
-        'EntitySet',
-        { Name: set.name, EntityType: `${model.namespace}.${set.type.name}` },
-        set.bindings.map((binding) =>
+      element('EntitySet', { Name: set.name, EntityType: `${model.namespace}.${set.type.name}` }, [
+        ...set.bindings.map((binding) =>
           element('NavigationPropertyBinding', { Path: binding.path, Target: binding.target }),
         ),
-      ),
+        ...set.annotations.map(xmlAnnotation),
+      ]),
     ),
   );
   const root = element('edmx:Edmx', { 'xmlns:edmx': edmxNamespace, Version: '4.0' }, [
@@ -412,6 +452,8 @@ function jsonAnnotationValue(value: AnnotationValue): CsdlJsonValue {
       return value.member;
     case 'AllowedValues':
       return value.values.map((allowed) => ({ Value: allowed }));
+    case 'Record':
+      return { ...value.properties };
     default:
       return value satisfies never;
   }
@@ -487,6 +529,7 @@ export function toCsdlJson(model: Model): CsdlJsonObject {
               set.bindings.map((binding) => [binding.path, binding.target]),
             ),
           }),
+      ...jsonAnnotations(set.annotations),
     };
   }
   members[model.containerName] = container;

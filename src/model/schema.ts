@@ -1,6 +1,6 @@
 // Entity types and models: the schema the validator binds queries to, the stores persist, and
 // $metadata describes. Definitions are plain data; `defineEntityType` checks them once.
-import type { EdmPrimitiveType } from '../values/edm.js';
+import { isOrdered, type EdmPrimitiveType } from '../values/edm.js';
 
 /**
  * What a create fills in when the field is omitted (not when it is sent as null): a fixed value, or one the server
@@ -65,6 +65,11 @@ export interface EntityTypeDefinition {
   readonly key: readonly string[];
   readonly properties: Readonly<Record<string, PropertyDefinition>>;
   readonly navigation?: Readonly<Record<string, NavigationDefinition>>;
+  /**
+   * The order of a read without `$orderby` (a meter's history: newest reading first), before the key that breaks
+   * every tie; without it, the key alone, ascending.
+   */
+  readonly defaultOrder?: readonly { readonly property: string; readonly descending?: boolean }[];
   readonly description?: string;
 }
 
@@ -74,6 +79,8 @@ export interface EntityType {
   /** In declaration order. */
   readonly properties: ReadonlyMap<string, Property>;
   readonly navigation: ReadonlyMap<string, NavigationProperty>;
+  /** The order of a read without `$orderby`, before the key (empty: the key alone). */
+  readonly defaultOrder: readonly { readonly property: Property; readonly descending: boolean }[];
   readonly description?: string;
 }
 
@@ -135,11 +142,18 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
     }
     navigation.set(name, Object.freeze({ ...nav, name }));
   }
+  const defaultOrder = (definition.defaultOrder ?? []).map(({ property: name, descending }) => {
+    const property = properties.get(name);
+    if (property === undefined || property.writeOnly === true || !isOrdered(property.type))
+      throw definitionError(`${definition.name}: the default order names ${name}, not a readable ordered property`);
+    return Object.freeze({ property, descending: descending === true });
+  });
   return Object.freeze({
     name: definition.name,
     key,
     properties,
     navigation,
+    defaultOrder,
     ...(definition.description === undefined ? {} : { description: definition.description }),
   });
 }
@@ -153,10 +167,32 @@ export interface ActionDefinition {
   readonly returnType: EdmPrimitiveType;
 }
 
+/**
+ * An entity set and what clients may do with its entities (the Capabilities vocabulary's restrictions in $metadata).
+ * A set is read-only unless it says otherwise: a write is something the model grants, never a default.
+ */
+export interface EntitySetDefinition {
+  readonly type: EntityType;
+  /** POST to the set creates an entity. */
+  readonly insertable?: boolean;
+  /** PATCH (and PUT) of an entity. */
+  readonly updatable?: boolean;
+  /** DELETE of an entity. */
+  readonly deletable?: boolean;
+}
+
+export interface EntitySet {
+  readonly name: string;
+  readonly entityType: EntityType;
+  readonly insertable: boolean;
+  readonly updatable: boolean;
+  readonly deletable: boolean;
+}
+
 export interface ModelDefinition {
   readonly namespace: string;
-  /** Entity set name → its entity type. */
-  readonly entitySets: Readonly<Record<string, EntityType>>;
+  /** Entity set name → its entity type (a read-only set) or its definition. */
+  readonly entitySets: Readonly<Record<string, EntityType | EntitySetDefinition>>;
   readonly actions?: readonly ActionDefinition[];
   /** The service's container name in $metadata (default `Container`). */
   readonly containerName?: string;
@@ -166,6 +202,8 @@ export interface Model {
   readonly namespace: string;
   readonly containerName: string;
   readonly entitySets: ReadonlyMap<string, EntityType>;
+  /** The entity sets with what clients may do with them, by name. */
+  readonly sets: ReadonlyMap<string, EntitySet>;
   /** Every entity type reachable from the sets and their navigation, by name. */
   readonly entityTypes: ReadonlyMap<string, EntityType>;
   readonly actions: readonly ActionDefinition[];
@@ -181,7 +219,21 @@ export function defineModel(definition: ModelDefinition): Model {
     entityTypes.set(type.name, type);
     for (const nav of type.navigation.values()) visit(nav.target());
   };
-  for (const type of Object.values(definition.entitySets)) visit(type);
+  const sets = new Map<string, EntitySet>();
+  for (const [name, entry] of Object.entries(definition.entitySets)) {
+    const set: EntitySetDefinition = 'properties' in entry ? { type: entry } : entry;
+    sets.set(
+      name,
+      Object.freeze({
+        name,
+        entityType: set.type,
+        insertable: set.insertable === true,
+        updatable: set.updatable === true,
+        deletable: set.deletable === true,
+      }),
+    );
+    visit(set.type);
+  }
   for (const action of definition.actions ?? []) {
     if (definition.entitySets[action.boundTo] === undefined) {
       throw definitionError(`Action ${action.name} is bound to unknown entity set ${action.boundTo}`);
@@ -190,7 +242,8 @@ export function defineModel(definition: ModelDefinition): Model {
   return Object.freeze({
     namespace: definition.namespace,
     containerName: definition.containerName ?? 'Container',
-    entitySets: new Map(Object.entries(definition.entitySets)),
+    entitySets: new Map([...sets].map(([name, set]) => [name, set.entityType])),
+    sets,
     entityTypes,
     actions: definition.actions ?? [],
   });

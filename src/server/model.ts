@@ -362,6 +362,11 @@ export const MeterReadingHistory = defineEntityType({
     ...readingFields,
     CreatedDate: createdDate,
   },
+  // a meter's history: newest reading first, ties by the latest posted (MODEL.md)
+  defaultOrder: [
+    { property: 'ReadingDate', descending: true },
+    { property: 'ReadingID', descending: true },
+  ],
 });
 
 export const MeterReading = defineEntityType({
@@ -427,18 +432,20 @@ export type EntitySetName = (typeof entitySetNames)[number];
 
 export const plantDataModel = defineModel({
   namespace: 'PlantData',
+  // what the interface lets clients write: purchasing documents are created and patched, a meter reading is posted
+  // (and then only read, in its meter's history); nothing is deleted
   entitySets: {
     Accounts: Account,
     Parts: Part,
-    PurchaseRequests: PurchaseRequest,
-    PRLineItems: PRLineItem,
-    PurchaseOrders: PurchaseOrder,
-    POLineItems: POLineItem,
-    POAttachments: POAttachment,
-    BlanketPOs: BlanketPO,
-    BlanketPOLineItems: BlanketPOLineItem,
+    PurchaseRequests: { type: PurchaseRequest, insertable: true, updatable: true },
+    PRLineItems: { type: PRLineItem, insertable: true, updatable: true },
+    PurchaseOrders: { type: PurchaseOrder, insertable: true, updatable: true },
+    POLineItems: { type: POLineItem, insertable: true, updatable: true },
+    POAttachments: { type: POAttachment, insertable: true, updatable: true },
+    BlanketPOs: { type: BlanketPO, insertable: true, updatable: true },
+    BlanketPOLineItems: { type: BlanketPOLineItem, insertable: true, updatable: true },
     WorkOrders: WorkOrder,
-    MeterReadings: MeterReading,
+    MeterReadings: { type: MeterReading, insertable: true },
   } satisfies Record<EntitySetName, unknown>,
   actions: [AddComment, RemoveActualLabor],
 });

@@ -9,6 +9,7 @@ import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
 import {
   readableProperties,
   type ActionDefinition,
+  type EntitySet,
   type EntityType,
   type NavigationProperty,
   type Property,
@@ -30,7 +31,7 @@ import {
 } from './body.js';
 import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText, type Row } from './json.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
-import { AddComment, entitySetNames, plantDataModel, RemoveActualLabor } from './model.js';
+import { entitySetNames, plantDataModel } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
 import type { ReadOptions, SqlSession } from './store/driver.js';
@@ -103,21 +104,18 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** Errors are always OData JSON, whatever the request accepts (a 406 itself is one). */
 const ERROR_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true';
-/** A meter's history without $orderby: newest reading first, ties by the latest posted (MODEL.md). */
-const HISTORY_ORDER = 'ReadingDate desc,ReadingID desc';
-const WRITABLE = new Set([
-  'PurchaseRequests',
-  'PRLineItems',
-  'PurchaseOrders',
-  'POLineItems',
-  'POAttachments',
-  'BlanketPOs',
-  'BlanketPOLineItems',
-]);
-const ACTIONS: ReadonlyMap<string, ActionDefinition> = new Map([
-  ['AddComment', AddComment],
-  ['RemoveActualLabor', RemoveActualLabor],
-]);
+
+/** What the model lets clients do with an entity set's entities (a contained collection: read only). */
+function capabilities(set: Collection): EntitySet | { readonly insertable: false; readonly updatable: false } {
+  return plantDataModel.sets.get(set.name) ?? { insertable: false, updatable: false };
+}
+
+/** The action bound to the set's entities that a path segment names, plainly or qualified by the namespace. */
+function boundAction(set: Collection, segment: string): ActionDefinition | undefined {
+  const prefix = `${plantDataModel.namespace}.`;
+  const name = segment.startsWith(prefix) ? segment.slice(prefix.length) : segment;
+  return plantDataModel.actions.find((action) => action.name === name && action.boundTo === set.name);
+}
 
 function header(request: ServiceRequest, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
@@ -397,16 +395,15 @@ export class ODataService {
     const key = this.key(set, first.key);
     const canonical = `${set.name}(${describeKey(key, true, set.entityType)})`;
     if (rest.length === 0) {
-      allow(method, WRITABLE.has(set.name) ? ['GET', 'PATCH'] : ['GET']);
+      allow(method, capabilities(set).updatable ? ['GET', 'PATCH'] : ['GET']);
       if (method === 'PATCH') return this.update(c, set, key);
       return this.readOne(c, set, key, set.name);
     }
     const [second, ...tail] = rest as [PathSegment, ...PathSegment[]];
     if (second.kind === '$ref') throw refUnsupported();
     if (second.kind !== 'name') throw noResource(c);
-    const name = second.name.replace(/^PlantData\./, '');
-    const action = ACTIONS.get(name);
-    if (action !== undefined && action.boundTo === set.name && second.key === undefined && tail.length === 0) {
+    const action = boundAction(set, second.name);
+    if (action !== undefined && second.key === undefined && tail.length === 0) {
       allow(method, ['POST']);
       return this.action(c, action, key);
     }
@@ -463,19 +460,13 @@ export class ODataService {
     return this.property(c, method, child, { ...parentValues, ...childKey }, childProperty, childCanonical, more);
   }
 
-  /** GET, POST and PATCH on an entity set (which of them the set allows). */
+  /** GET, POST and PATCH on an entity set (which of them the model lets clients use). */
   private collection(c: Context, set: Collection, method: string): Promise<ServiceResponse> {
-    if (set.name === 'MeterReadings') {
-      allow(method, ['GET', 'POST']);
-      return method === 'GET' ? this.read(c, set) : this.postMeterReading(c);
-    }
-    if (WRITABLE.has(set.name)) {
-      allow(method, ['GET', 'POST', 'PATCH']);
-      if (method === 'POST') return this.create(c, set);
-      if (method === 'PATCH') return this.update(c, set, undefined);
-      return this.read(c, set);
-    }
-    allow(method, ['GET']);
+    const { insertable, updatable } = capabilities(set);
+    // PATCH of the set with the key in the body: the interface's form of an update
+    allow(method, ['GET', ...(insertable ? ['POST'] : []), ...(updatable ? ['PATCH'] : [])]);
+    if (method === 'POST') return set.name === 'MeterReadings' ? this.postMeterReading(c) : this.create(c, set);
+    if (method === 'PATCH') return this.update(c, set, undefined);
     return this.read(c, set);
   }
 
@@ -638,10 +629,7 @@ export class ODataService {
     const cacheKey = `${c.site.name}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${c.rawQuery}`;
     const cached = this.plans.get(cacheKey);
     if (cached !== undefined) return cached;
-    let options = parseQuery(c.rawQuery);
-    if (set.name === 'MeterReadingHistory' && options.orderBy === undefined) {
-      options = { ...options, orderBy: parseQuery(`$orderby=${HISTORY_ORDER}`).orderBy! };
-    }
+    const options = parseQuery(c.rawQuery);
     const bound = validateQuery(options, set.entityType, this.limits);
     const top = bound.top;
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;

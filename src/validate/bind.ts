@@ -1046,27 +1046,31 @@ class Binder {
 const span = (start: number, end: number): Span => ({ start, end });
 
 /** Entity types are immutable, so what a query without $orderby binds to is computed once per type. */
-const keyOrderCache = new WeakMap<EntityType, BoundOrderBy[]>();
+const defaultOrderCache = new WeakMap<EntityType, BoundOrderBy[]>();
 
-/** The order of a query without $orderby: the key, ascending. */
-function keyOrder(type: EntityType): BoundOrderBy[] {
-  let order = keyOrderCache.get(type);
+const rootProperty = (property: Property): BoundExpr => ({
+  kind: 'property',
+  type: property.type,
+  nullable: property.nullable,
+  property,
+  source: root,
+  span: { start: 0, end: 0 },
+});
+
+/** The order of a query without $orderby: the type's default order, then the key, ascending, breaking ties. */
+function defaultOrder(type: EntityType): BoundOrderBy[] {
+  let order = defaultOrderCache.get(type);
   if (order === undefined) {
-    order = Object.freeze(
-      type.key.map((key): BoundOrderBy => ({
-        expr: {
-          kind: 'property',
-          type: key.type,
-          nullable: false,
-          property: key,
-          source: root,
-          span: { start: 0, end: 0 },
-        },
-        direction: 'asc',
-        tieBreak: true,
-      })),
-    ) as BoundOrderBy[];
-    keyOrderCache.set(type, order);
+    const declared = type.defaultOrder.map(({ property, descending }): BoundOrderBy => ({
+      expr: rootProperty(property),
+      direction: descending ? 'desc' : 'asc',
+      tieBreak: false,
+    }));
+    const keys = type.key
+      .filter((key) => !type.defaultOrder.some((o) => o.property === key))
+      .map((key): BoundOrderBy => ({ expr: rootProperty(key), direction: 'asc', tieBreak: true }));
+    order = Object.freeze([...declared, ...keys]) as BoundOrderBy[];
+    defaultOrderCache.set(type, order);
   }
   return order;
 }
@@ -1146,7 +1150,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
 
   const filter = options.filter === undefined ? undefined : attempt('$filter', (b) => b.filter(options.filter!));
   const orderBy =
-    options.orderBy === undefined ? keyOrder(entityType) : attempt('$orderby', (b) => b.orderBy(options.orderBy!));
+    options.orderBy === undefined ? defaultOrder(entityType) : attempt('$orderby', (b) => b.orderBy(options.orderBy!));
   const select =
     options.select === undefined
       ? readableProperties(entityType)

@@ -17,6 +17,7 @@ const edmx = 'http://docs.oasis-open.org/odata/ns/edmx';
 const edm = 'http://docs.oasis-open.org/odata/ns/edm';
 const core = 'Org.OData.Core.V1';
 const validation = 'Org.OData.Validation.V1';
+const capabilities = 'Org.OData.Capabilities.V1';
 
 // ---------------------------------------------------------------------------------------------------------------
 // A small element tree from a strict, namespace-aware parser: any well-formedness error throws.
@@ -112,7 +113,7 @@ interface Summary {
       navigation: Record<string, { type: string; contained: boolean }>;
     }
   >;
-  sets: Record<string, { type: string; bindings: Record<string, string> }>;
+  sets: Record<string, { type: string; bindings: Record<string, string>; restrictions: Annotations }>;
   actions: Record<
     string,
     { bound: boolean; binding: string; parameters: Record<string, ValueSummary>; returns: string }
@@ -162,18 +163,26 @@ function expected(model: Model): Summary {
       ]),
     ),
     sets: Object.fromEntries(
-      [...model.entitySets].map(([name, type]) => [
-        name,
-        {
-          type: `${model.namespace}.${type.name}`,
-          bindings: Object.fromEntries(
-            [...type.navigation.values()].flatMap((nav) => {
-              const targets = setsOf(nav.target());
-              return nav.contained !== true && targets.length === 1 ? [[nav.name, targets[0]![0]]] : [];
-            }),
-          ),
-        },
-      ]),
+      [...model.entitySets].map(([name, type]) => {
+        const set = model.sets.get(name)!;
+        const restrictions: Annotations = {};
+        if (!set.insertable) restrictions[`${capabilities}.InsertRestrictions`] = { Insertable: false };
+        if (!set.updatable) restrictions[`${capabilities}.UpdateRestrictions`] = { Updatable: false };
+        if (!set.deletable) restrictions[`${capabilities}.DeleteRestrictions`] = { Deletable: false };
+        return [
+          name,
+          {
+            type: `${model.namespace}.${type.name}`,
+            bindings: Object.fromEntries(
+              [...type.navigation.values()].flatMap((nav) => {
+                const targets = setsOf(nav.target());
+                return nav.contained !== true && targets.length === 1 ? [[nav.name, targets[0]![0]]] : [];
+              }),
+            ),
+            restrictions,
+          },
+        ];
+      }),
     ),
     actions: Object.fromEntries(
       model.actions.map((action) => [
@@ -203,6 +212,13 @@ function xmlAnnotations(node: XmlNode, prefix = ''): Annotations {
       const [enumType, member] = attribute(annotation, 'EnumMember').split('/');
       expect(enumType).toBe(`${core}.Permission`);
       annotations[term] = member;
+    } else if (annotation.children.some((child) => child.local === 'Record')) {
+      annotations[term] = Object.fromEntries(
+        children(only(annotation, 'Record'), 'PropertyValue').map((value) => [
+          attribute(value, 'Property'),
+          attribute(value, 'Bool') === 'true',
+        ]),
+      );
     } else {
       annotations[term] = children(only(annotation, 'Collection'), 'Record').map((record) => {
         const value = only(record, 'PropertyValue');
@@ -267,6 +283,7 @@ function fromXml(xml: string): Summary {
               attribute(binding, 'Target'),
             ]),
           ),
+          restrictions: xmlAnnotations(set),
         },
       ]),
     ),
@@ -370,6 +387,11 @@ function fromJson(document: CsdlJsonObject): Summary {
             {
               type: String(set.$Type),
               bindings: bindings === undefined ? {} : (object(bindings) as Record<string, string>),
+              restrictions: Object.fromEntries(
+                Object.entries(set)
+                  .filter(([member]) => member.startsWith('@'))
+                  .map(([member, restriction]) => [member.slice(1), restriction]),
+              ),
             },
           ];
         }),
@@ -426,7 +448,18 @@ describe('CSDL XML of the service model', () => {
     expect(sets.PurchaseOrders).toEqual({
       type: 'PlantData.PurchaseOrder',
       bindings: { Lines: 'POLineItems', Attachments: 'POAttachments' },
+      // created and patched, never deleted (the interface)
+      restrictions: { [`${capabilities}.DeleteRestrictions`]: { Deletable: false } },
     });
+    expect(Object.keys(sets.WorkOrders!.restrictions)).toEqual([
+      `${capabilities}.InsertRestrictions`,
+      `${capabilities}.UpdateRestrictions`,
+      `${capabilities}.DeleteRestrictions`,
+    ]);
+    expect(Object.keys(sets.MeterReadings!.restrictions)).toEqual([
+      `${capabilities}.UpdateRestrictions`,
+      `${capabilities}.DeleteRestrictions`,
+    ]);
     expect(sets.PurchaseRequests?.bindings).toEqual({ Lines: 'PRLineItems' });
     expect(sets.BlanketPOs?.bindings).toEqual({ Lines: 'BlanketPOLineItems' });
     expect(sets.WorkOrders?.bindings).toEqual({});
@@ -694,7 +727,9 @@ describe('CSDL of any model', () => {
   });
 
   it('references the Validation vocabulary only when a property uses it', () => {
-    const model = defineModel({ namespace: 'Demo', entitySets: { Things: Thing } });
+    // a set that allows everything restricts nothing, so no Capabilities either
+    const writable = { type: Thing, insertable: true, updatable: true, deletable: true };
+    const model = defineModel({ namespace: 'Demo', entitySets: { Things: writable } });
     const includes = children(parseXml(toCsdlXml(model)), 'Reference', edmx).map((reference) =>
       attribute(only(reference, 'Include', edmx), 'Namespace'),
     );
@@ -702,5 +737,26 @@ describe('CSDL of any model', () => {
     expect(Object.keys(object(toCsdlJson(model).$Reference))).toEqual([
       'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json',
     ]);
+  });
+
+  it('says what a set does not allow with the Capabilities restrictions, read-only unless the model grants writes', () => {
+    const model = defineModel({
+      namespace: 'Demo',
+      entitySets: { Things: Thing, Notes: { type: Thing, insertable: true, updatable: true } },
+    });
+    const container = only(schemaOf(toCsdlXml(model)), 'EntityContainer');
+    const restrictions = (name: string): Annotations => xmlAnnotations(named(children(container, 'EntitySet'), name));
+    expect(restrictions('Things')).toEqual({
+      [`${capabilities}.InsertRestrictions`]: { Insertable: false },
+      [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
+      [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+    });
+    expect(restrictions('Notes')).toEqual({ [`${capabilities}.DeleteRestrictions`]: { Deletable: false } });
+    const json = object(object(toCsdlJson(model).Demo).Container);
+    expect(object(json.Notes)[`@${capabilities}.DeleteRestrictions`]).toEqual({ Deletable: false });
+    expect(Object.keys(object(toCsdlJson(model).$Reference))).toContain(
+      'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.json',
+    );
+    expect(model.sets.get('Things')).toMatchObject({ insertable: false, updatable: false, deletable: false });
   });
 });

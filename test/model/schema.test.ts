@@ -168,3 +168,53 @@ describe('defineModel', () => {
     ).toThrowError(new SchemaError('Action Close is bound to unknown entity set Orders'));
   });
 });
+
+describe('a default order and what a set allows', () => {
+  const reading = (defaultOrder: readonly { property: string; descending?: boolean }[]): EntityType =>
+    defineEntityType({
+      name: 'Reading',
+      key: ['ReadingID'],
+      properties: {
+        ReadingID: { type: 'Edm.Int32' },
+        ReadingDate: { type: 'Edm.DateTimeOffset' },
+        Photo: { type: 'Edm.Binary', writeOnly: true },
+      },
+      defaultOrder,
+    });
+
+  it('keeps the declared order with its properties, and none by default', () => {
+    const type = reading([{ property: 'ReadingDate', descending: true }, { property: 'ReadingID' }]);
+    expect(type.defaultOrder.map((o) => [o.property.name, o.descending])).toEqual([
+      ['ReadingDate', true],
+      ['ReadingID', false],
+    ]);
+    expect(order().defaultOrder).toEqual([]);
+  });
+
+  it('rejects a default order naming a missing, write-only or unordered property', () => {
+    for (const property of ['Nothing', 'Photo'])
+      expect(() => reading([{ property }])).toThrowError(
+        new SchemaError(`Reading: the default order names ${property}, not a readable ordered property`),
+      );
+  });
+
+  it('makes a set read-only unless the model grants writes, and keeps entitySets by type', () => {
+    const type = order();
+    const model = defineModel({
+      namespace: 'Shop',
+      entitySets: { Orders: { type, insertable: true, deletable: true }, Archive: type },
+    });
+    expect(model.sets.get('Orders')).toEqual({
+      name: 'Orders',
+      entityType: type,
+      insertable: true,
+      updatable: false,
+      deletable: true,
+    });
+    expect(model.sets.get('Archive')).toMatchObject({ insertable: false, updatable: false, deletable: false });
+    expect([...model.entitySets]).toEqual([
+      ['Orders', type],
+      ['Archive', type],
+    ]);
+  });
+});

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   defaultLimits,
+  defineEntityType,
   isODataError,
   parseQuery,
   validateQuery,
@@ -407,5 +408,31 @@ describe('$orderby, $select, $top, limits', () => {
         ['UnknownProperty', '$select'],
       ]);
     }
+  });
+});
+
+describe('the order of a query without $orderby', () => {
+  const History = defineEntityType({
+    name: 'History',
+    key: ['ReadingID'],
+    properties: { ReadingID: { type: 'Edm.Int32' }, ReadingDate: { type: 'Edm.DateTimeOffset' } },
+    defaultOrder: [{ property: 'ReadingDate', descending: true }],
+  });
+  const orderOf = (query: string) =>
+    validateQuery(parseQuery(query), History).orderBy.map((o) => [
+      o.expr.kind === 'property' ? o.expr.property.name : o.expr.kind,
+      o.direction,
+      o.tieBreak,
+    ]);
+
+  it("is the type's default order, then the key breaking ties", () => {
+    expect(orderOf('')).toEqual([
+      ['ReadingDate', 'desc', false],
+      ['ReadingID', 'asc', true],
+    ]);
+  });
+
+  it('is replaced by an $orderby the client sends', () => {
+    expect(orderOf('$orderby=ReadingID desc')).toEqual([['ReadingID', 'desc', false]]);
   });
 });
