@@ -27,6 +27,11 @@ export interface PropertyDefinition {
   readonly computed?: boolean;
   /** Settable on create only (Core.Immutable). */
   readonly immutable?: boolean;
+  /**
+   * A timestamp the service keeps (give it `computed` too): `created`, the time of the create; `modified`, the time of
+   * the create and of every update.
+   */
+  readonly managed?: 'created' | 'modified';
   /** Filled in on create when omitted; a non-nullable property without a default (and not computed) is required. */
   readonly default?: PropertyDefault;
   /** Accepted in request bodies but never returned, selected, filtered or sorted (e.g. uploaded content). */
@@ -83,6 +88,9 @@ export interface EntityType {
   readonly defaultOrder: readonly { readonly property: Property; readonly descending: boolean }[];
   readonly description?: string;
 }
+
+/** An entity's values by property name: what stores keep, bodies carry and the backends read. */
+export type Row = Record<string, unknown>;
 
 /** A mistake in a schema definition: the embedder's bug, thrown when the schema is defined, never a client error. */
 export class SchemaError extends Error {

@@ -3,7 +3,7 @@
 // transaction per site and report progress.
 import { ODataError, isODataError } from '../errors.js';
 import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
-import type { EntityType } from '../model/schema.js';
+import type { EntityType, Row } from '../model/schema.js';
 import type { Backend } from './backend.js';
 import { checkActionBody, checkCreateBody } from './body.js';
 import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from './json-reader.js';
@@ -13,7 +13,7 @@ import { collection, type Collection, type ContainedName } from './store/collect
 import type { SqlSession } from './store/driver.js';
 import type { SiteStore } from './store/site-store.js';
 import type { Credential } from './tenancy.js';
-import { insertEntity, recordMeterReading, type Row } from './writes.js';
+import { insertEntity, recordMeterReading } from './writes.js';
 
 /** What `import` accepts besides the entity sets: work-order comments and labor records. */
 export const importTargets = [...entitySetNames, 'Comments', 'ActualLabor'] as const;

@@ -13,15 +13,13 @@
 import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../values/decimal.js';
 import { combineErrors, ODataError } from '../errors.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
-import type { ActionDefinition, EntityType, PropertyDefinition } from '../model/schema.js';
+import type { ActionDefinition, EntityType, PropertyDefinition, Row } from '../model/schema.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN } from '../values/arithmetic.js';
 import { readDateText } from '../values/calendar.js';
 import { suggest } from '../values/suggest.js';
 import { parseDuration, readInstantText, readTimeOfDayText } from '../values/temporal.js';
 import { codePointLength } from '../values/text.js';
 import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from './json-reader.js';
-
-export type Row = Record<string, unknown>;
 
 export interface BodyOptions {
   /** IANA time zone in which an offset-less DateTimeOffset is read, for properties listed in `offsetlessInstants` (MeterReadings.ReadingDate); default 'UTC'. */

@@ -13,6 +13,7 @@
 // lower case. GUID keys (POAttachments.AttachmentID, ActualLabor.LaborID) are version-4 GUIDs whose first 32 bits
 // are stratified by the record's position, so that they look random yet increase in generation order: rows come out
 // in key order without sorting.
+import type { Row } from '../model/schema.js';
 import { civilFromDays } from '../values/calendar.js';
 import {
   addDecimal,
@@ -24,8 +25,6 @@ import {
   type Decimal,
 } from '../values/decimal.js';
 import { entitySetNames, type EntitySetName } from './model.js';
-
-export type Row = Record<string, unknown>;
 
 export interface DemoData {
   /** Rows per entity set name (all eleven sets of entitySetNames), in key order. */

@@ -1,11 +1,9 @@
 // OData JSON for entities: decimals and Int64 are written as the exact digits stored (JSON numbers, or strings when
 // the client asks for IEEE754Compatible=true), instants in UTC with Z, binaries as base64url.
-import type { EntityType, Property } from '../model/schema.js';
+import type { EntityType, Property, Row } from '../model/schema.js';
 import type { SqlDialectName } from '../backends/sql/index.js';
 import type { Storage } from '../backends/sql/dialect.js';
 import { dialects } from '../backends/sql/dialects.js';
-
-export type Row = Record<string, unknown>;
 
 export interface JsonOptions {
   /** IEEE754Compatible=true: Int64 and Decimal values as strings, so that JavaScript clients lose no digits. */

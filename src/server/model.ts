@@ -49,11 +49,15 @@ const notNull = { nullable: false } as const;
 const serverSet = { computed: true, nullable: false } as const;
 const priority = { minimum: 1, maximum: 5 } as const;
 
-const createdDate = instant({ ...serverSet, description: 'Set by the server when the record is created.' });
+const createdDate = instant({
+  ...serverSet,
+  managed: 'created',
+  description: 'Set by the server when the record is created.',
+});
 /** CreatedDate and LastModifiedDate: on every entity set except Accounts (MODEL.md, Conventions). */
 const timestamps = {
   CreatedDate: createdDate,
-  LastModifiedDate: instant({ ...serverSet, description: 'Set by the server on every change.' }),
+  LastModifiedDate: instant({ ...serverSet, managed: 'modified', description: 'Set by the server on every change.' }),
 } as const;
 
 // Vocabularies (Validation.AllowedValues in $metadata).

@@ -13,6 +13,7 @@ import {
   type EntityType,
   type NavigationProperty,
   type Property,
+  type Row,
 } from '../model/schema.js';
 import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
 import { parseQuery } from '../syntax/query-string.js';
@@ -29,7 +30,7 @@ import {
   parseJsonBody,
   type BodyOptions,
 } from './body.js';
-import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText, type Row } from './json.js';
+import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText } from './json.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
 import { entitySetNames, plantDataModel } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
@@ -733,7 +734,9 @@ export class ODataService {
       const row: Row = { ...existing, ...changes };
       checkBusinessRules(set.name, row);
       computeFields(set, row, c.credential, changes);
-      row['LastModifiedDate'] = new Date().toISOString();
+      const now = new Date().toISOString();
+      for (const property of set.entityType.properties.values())
+        if (property.managed === 'modified') row[property.name] = now;
       await c.store.update(session, set, row);
       return row;
     });

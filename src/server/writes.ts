@@ -1,6 +1,7 @@
 // Creating a record the way the service does, for the POST route, `odata-engine import` and `seed`: defaults,
 // sequences, line numbers and GUIDs filled in, the header checked, computed fields set, all inside the caller's
 // transaction.
+import type { Row } from '../model/schema.js';
 import { randomUUID } from 'node:crypto';
 import { ODataError } from '../errors.js';
 import { decimalToString, mulDecimal, parseDecimal, roundDecimal } from '../values/decimal.js';
@@ -8,8 +9,6 @@ import { collection, type Collection } from './store/collections.js';
 import { isDuplicateKey, type SqlSession } from './store/driver.js';
 import type { SiteStore } from './store/site-store.js';
 import type { Credential } from './tenancy.js';
-
-export type Row = Record<string, unknown>;
 
 /** Child sets whose header must exist: the header set and the shared key. */
 export const HEADERS: Readonly<Record<string, { readonly set: string; readonly key: string }>> = {
@@ -63,7 +62,7 @@ async function withDefaults(store: SiteStore, session: SqlSession, set: Collecti
   for (const property of set.entityType.properties.values()) {
     if (row[property.name] !== undefined) continue;
     const fallback = property.default;
-    if (property.name === 'CreatedDate' || property.name === 'LastModifiedDate') row[property.name] = now;
+    if (property.managed !== undefined) row[property.name] = now;
     else if (fallback === undefined) row[property.name] = null;
     else if ('value' in fallback)
       row[property.name] = property.type === 'Edm.Decimal' ? String(fallback.value) : fallback.value;

@@ -131,7 +131,15 @@ describe('server-set timestamps', () => {
       for (const name of ['CreatedDate', 'LastModifiedDate']) {
         expect([setName, facets(entityType(setName), name)]).toEqual([
           setName,
-          { type: 'Edm.DateTimeOffset', nullable: false, computed: true, name, isKey: false },
+          {
+            type: 'Edm.DateTimeOffset',
+            nullable: false,
+            computed: true,
+            // kept by the service: on create, and for LastModifiedDate on every update
+            managed: name === 'CreatedDate' ? 'created' : 'modified',
+            name,
+            isKey: false,
+          },
         ]);
       }
     }

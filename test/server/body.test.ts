@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ODataError } from '../../src/errors.js';
-import { defineEntityType, type EntityType, type PropertyDefinition } from '../../src/model/schema.js';
+import { defineEntityType, type EntityType, type PropertyDefinition, type Row } from '../../src/model/schema.js';
 import {
   checkActionBody,
   checkBusinessRules,
@@ -13,7 +13,6 @@ import {
   DEFAULT_MAX_STRING_LENGTH,
   parseJsonBody,
   type BodyOptions,
-  type Row,
 } from '../../src/server/body.js';
 import { JsonNumber } from '../../src/server/json-reader.js';
 import { decimalSent } from './decimal-forms.js';

@@ -10,8 +10,8 @@ import {
   roundDecimal,
   type Decimal,
 } from '../../src/values/decimal.js';
-import type { EntityType, Property } from '../../src/model/schema.js';
-import { demoData, demoRows, type DemoData, type DemoSetName, type Row } from '../../src/server/demo.js';
+import type { EntityType, Property, Row } from '../../src/model/schema.js';
+import { demoData, demoRows, type DemoData, type DemoSetName } from '../../src/server/demo.js';
 import {
   ActualLabor,
   MeterReadingHistory,

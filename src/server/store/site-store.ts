@@ -13,7 +13,7 @@ import {
 import type { Statements, Storage, TableDefinition } from '../../backends/sql/dialect.js';
 import { dialects } from '../../backends/sql/dialects.js';
 import { ODataError } from '../../errors.js';
-import type { Property } from '../../model/schema.js';
+import type { Property, Row } from '../../model/schema.js';
 import type { BoundQuery } from '../../validate/bound.js';
 import { collections, navigationTables, type Collection } from './collections.js';
 import type { RawRow, ReadOptions, SqlDriver, SqlSession } from './driver.js';
@@ -23,7 +23,6 @@ export interface ReadStatements {
   readonly count?: SqlStatement;
 }
 
-export type Row = Record<string, unknown>;
 
 /** Bound parameters and rows in one multi-row INSERT. */
 const MAX_BATCH_PARAMS = 30_000;
