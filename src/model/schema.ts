@@ -75,6 +75,8 @@ export interface EntityTypeDefinition {
    * every tie; without it, the key alone, ascending.
    */
   readonly defaultOrder?: readonly { readonly property: string; readonly descending?: boolean }[];
+  /** Checks of a body's fields together, after each field's own checks (see RowRule). */
+  readonly rules?: readonly RowRule[];
   readonly description?: string;
 }
 
@@ -86,11 +88,25 @@ export interface EntityType {
   readonly navigation: ReadonlyMap<string, NavigationProperty>;
   /** The order of a read without `$orderby`, before the key (empty: the key alone). */
   readonly defaultOrder: readonly { readonly property: Property; readonly descending: boolean }[];
+  readonly rules: readonly RowRule[];
   readonly description?: string;
 }
 
 /** An entity's values by property name: what stores keep, bodies carry and the backends read. */
 export type Row = Record<string, unknown>;
+
+/** What a rule finds wrong in a row: the field to blame, a sentence, and where in the field's text (optional). */
+export interface RuleProblem {
+  readonly target: string;
+  readonly message: string;
+  readonly position?: number;
+}
+
+/**
+ * A check of a body beyond each field's type and facets (an end date on or after the start date), given the fields
+ * the body holds (on a PATCH, only those sent): undefined when it holds, else the problem, answered as a 400.
+ */
+export type RowRule = (row: Readonly<Row>) => RuleProblem | undefined;
 
 /** A mistake in a schema definition: the embedder's bug, thrown when the schema is defined, never a client error. */
 export class SchemaError extends Error {
@@ -162,6 +178,7 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
     properties,
     navigation,
     defaultOrder,
+    rules: Object.freeze([...(definition.rules ?? [])]),
     ...(definition.description === undefined ? {} : { description: definition.description }),
   });
 }
@@ -173,6 +190,8 @@ export interface ActionDefinition {
   readonly boundTo: string;
   readonly parameters: Readonly<Record<string, PropertyDefinition>>;
   readonly returnType: EdmPrimitiveType;
+  /** Checks of the parameters together, after each one's own checks (see RowRule). */
+  readonly rules?: readonly RowRule[];
 }
 
 /**

@@ -13,7 +13,7 @@
 import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../values/decimal.js';
 import { combineErrors, ODataError } from '../errors.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
-import type { ActionDefinition, EntityType, PropertyDefinition, Row } from '../model/schema.js';
+import type { ActionDefinition, EntityType, PropertyDefinition, Row, RowRule } from '../model/schema.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN } from '../values/arithmetic.js';
 import { readDateText } from '../values/calendar.js';
 import { suggest } from '../values/suggest.js';
@@ -149,7 +149,7 @@ export function checkUpdateBody(
       problems.add(
         invalid(
           name,
-          `${name} can only be set when ${article(entityType.name)} is created; received ${describe(value)}`,
+          `${name} can only be set when ${article(entityType.name)} is created; received ${describeValue(value)}`,
         ),
       );
       continue;
@@ -180,8 +180,8 @@ export function checkUpdateBody(
 
 /**
  * The parameters of a bound action (AddComment, RemoveActualLabor), with the same type rules as entity fields;
- * required parameters are the non-nullable ones. Also applies the action's business rules (`checkBusinessRules`
- * under the action's name). Returns the parameters sent, normalized.
+ * required parameters are the non-nullable ones. Also applies the action's rules. Returns the parameters sent,
+ * normalized.
  */
 export function checkActionBody(action: ActionDefinition, body: unknown, options: BodyOptions = {}): Row {
   const object = bodyObject(body);
@@ -206,71 +206,27 @@ export function checkActionBody(action: ActionDefinition, body: unknown, options
       problems.add(missingField(name, `${name} is required by ${action.name}`));
   }
   const result = plainRow(row);
-  applyBusinessRules(action.name, result, problems);
+  applyRules(action.rules, result, problems);
   problems.throwIfAny();
   return result;
 }
 
 /**
- * The rules of MODEL.md that concern one body alone, by entity set or action name (`POAttachments`, `BlanketPOs`,
- * `AddComment`); a name without rules passes. Only fields present in `row` are checked: on a PATCH that sends one
- * of StartDate and EndDate, comparing with the stored other one is the store's job.
+ * The model's rules for a body (an entity type's or an action's, RowRule): all of them, every problem reported.
+ * Only fields present in `row` are checked: on a PATCH that sends one of two related fields, comparing with the
+ * stored other one is the store's job.
  */
-export function checkBusinessRules(setName: string, row: Row): void {
+export function checkRules(rules: readonly RowRule[] | undefined, row: Row): void {
   const problems = new Problems();
-  applyBusinessRules(setName, row, problems);
+  applyRules(rules, row, problems);
   problems.throwIfAny();
 }
 
-// ── business rules ───────────────────────────────────────────────────────────────────────────────
-
-type BusinessRule = (row: Row, problems: Problems) => void;
-
-function notBlank(name: string): BusinessRule {
-  return (row, problems) => {
-    const value = ownValue(row, name);
-    if (typeof value === 'string' && value.trim() === '')
-      problems.add(invalid(name, `${name} must not be blank; received ${describe(value)}`));
-  };
-}
-
-const businessRules: ReadonlyMap<string, readonly BusinessRule[]> = new Map<string, readonly BusinessRule[]>([
-  [
-    'POAttachments',
-    [
-      (row, problems) => {
-        const fileName = ownValue(row, 'FileName');
-        if (typeof fileName !== 'string') return;
-        const at = fileName.search(/[/\\]/);
-        if (at !== -1) {
-          problems.add(
-            invalid(
-              'FileName',
-              `FileName must be a file name without path separators (/ or \\); received ${describe(fileName)}`,
-              at,
-            ),
-          );
-        }
-      },
-    ],
-  ],
-  [
-    'BlanketPOs',
-    [
-      (row, problems) => {
-        const start = ownValue(row, 'StartDate');
-        const end = ownValue(row, 'EndDate');
-        // Normalized dates are YYYY-MM-DD with four-digit years, so text order is date order.
-        if (typeof start === 'string' && typeof end === 'string' && end < start)
-          problems.add(invalid('EndDate', `EndDate must be on or after StartDate (${start}); received ${end}`));
-      },
-    ],
-  ],
-  ['AddComment', [notBlank('Comment'), notBlank('Username')]],
-]);
-
-function applyBusinessRules(name: string, row: Row, problems: Problems): void {
-  for (const rule of businessRules.get(name) ?? []) rule(row, problems);
+function applyRules(rules: readonly RowRule[] | undefined, row: Row, problems: Problems): void {
+  for (const rule of rules ?? []) {
+    const problem = rule(row);
+    if (problem !== undefined) problems.add(invalid(problem.target, problem.message, problem.position));
+  }
 }
 
 // ── bodies, fields and problems ──────────────────────────────────────────────────────────────────
@@ -307,7 +263,7 @@ function bodyObject(body: unknown): Body {
     (prototype !== null && Object.getPrototypeOf(prototype) !== null) ||
     Array.isArray(body)
   ) {
-    throw new ODataError('InvalidBody', `The request body must be a JSON object; received ${describe(body)}`);
+    throw new ODataError('InvalidBody', `The request body must be a JSON object; received ${describeValue(body)}`);
   }
   return body as Body;
 }
@@ -365,7 +321,7 @@ function missingField(name: string, message: string): ODataError {
 function computedField(name: string, object: Body, owner: string): ODataError {
   return invalid(
     name,
-    `${name} is set by the server and cannot be sent in ${article(owner)} body; received ${describe(ownValue(object, name))}`,
+    `${name} is set by the server and cannot be sent in ${article(owner)} body; received ${describeValue(ownValue(object, name))}`,
   );
 }
 
@@ -454,7 +410,7 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
     reject(
       invalid(
         name,
-        `${name} must be ${expectation(type, offsetless)}; received ${describe(value)}` +
+        `${name} must be ${expectation(type, offsetless)}; received ${describeValue(value)}` +
           (reason === undefined ? '' : ` (${reason})`),
       ),
     );
@@ -469,7 +425,7 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
         return reject(
           invalid(
             name,
-            `${name} must be one of ${property.allowedValues.join(', ')}; received ${describe(value)}` +
+            `${name} must be one of ${property.allowedValues.join(', ')}; received ${describeValue(value)}` +
               (hint === undefined ? '' : `; did you mean '${hint}'?`),
           ),
         );
@@ -539,7 +495,7 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
           invalid(
             name,
             `${name} must have at most ${scale} digits after the decimal point (${decimalFacets(property)}); ` +
-              `received ${describe(value)}`,
+              `received ${describeValue(value)}`,
           ),
         );
       }
@@ -550,7 +506,7 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
             invalid(
               name,
               `${name} must have at most ${integerLimit} digits before the decimal point ` +
-                `(${decimalFacets(property)}); received ${describe(value)}`,
+                `(${decimalFacets(property)}); received ${describeValue(value)}`,
             ),
           );
         }
@@ -558,7 +514,7 @@ function checkValue(name: string, property: PropertyDefinition, value: unknown, 
           return reject(
             invalid(
               name,
-              `${name} must have at most ${precision} digits (${decimalFacets(property)}); received ${describe(value)}`,
+              `${name} must have at most ${precision} digits (${decimalFacets(property)}); received ${describeValue(value)}`,
             ),
           );
         }
@@ -711,7 +667,7 @@ function quoteCut(text: string): string {
 }
 
 /** A received value as a message shows it: strings quoted and escaped, cut at about 40 characters. */
-function describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (typeof value === 'string') {
@@ -731,10 +687,10 @@ function describe(value: unknown): string {
 
 /** A normalized value in a message (key comparisons). */
 function quote(value: unknown): string {
-  return typeof value === 'string' ? `'${truncate(value, QUOTE_LIMIT)}'` : describe(value);
+  return typeof value === 'string' ? `'${truncate(value, QUOTE_LIMIT)}'` : describeValue(value);
 }
 
 /** A name from the body: plain if it looks like one, else escaped. */
 function quoteName(name: string): string {
-  return /^[\w.@#-]{1,128}$/.test(name) ? `'${name}'` : describe(name);
+  return /^[\w.@#-]{1,128}$/.test(name) ? `'${name}'` : describeValue(name);
 }

@@ -19,7 +19,15 @@
 // - Contained collections (work-order Comments and ActualLabor, meter History) carry their parent's key as a computed,
 //   non-key property (so `foreignKey` names a real column); their own key is unique within the parent only, as OData
 //   containment allows: `WorkOrders('WO-1')/Comments(3)`.
-import { defineEntityType, defineModel, type ActionDefinition, type PropertyDefinition } from '../model/schema.js';
+import {
+  defineEntityType,
+  defineModel,
+  type ActionDefinition,
+  type PropertyDefinition,
+  type Row,
+  type RowRule,
+} from '../model/schema.js';
+import { describeValue } from './body.js';
 
 type Facets = Omit<PropertyDefinition, 'type'>;
 
@@ -186,6 +194,41 @@ export const POLineItem = defineEntityType({
   },
 });
 
+// ── the rules of MODEL.md that concern one body alone (fields present only) ─────────────────────────────
+
+const sent = (row: Readonly<Row>, name: string): unknown => (Object.hasOwn(row, name) ? row[name] : undefined);
+
+const notBlank =
+  (name: string): RowRule =>
+  (row) => {
+    const value = sent(row, name);
+    return typeof value === 'string' && value.trim() === ''
+      ? { target: name, message: `${name} must not be blank; received ${describeValue(value)}` }
+      : undefined;
+  };
+
+const fileNameWithoutPath: RowRule = (row) => {
+  const fileName = sent(row, 'FileName');
+  if (typeof fileName !== 'string') return undefined;
+  const at = fileName.search(/[/\\]/);
+  return at === -1
+    ? undefined
+    : {
+        target: 'FileName',
+        message: `FileName must be a file name without path separators (/ or \\); received ${describeValue(fileName)}`,
+        position: at,
+      };
+};
+
+const endOnOrAfterStart: RowRule = (row) => {
+  const start = sent(row, 'StartDate');
+  const end = sent(row, 'EndDate');
+  // Normalized dates are YYYY-MM-DD with four-digit years, so text order is date order.
+  return typeof start === 'string' && typeof end === 'string' && end < start
+    ? { target: 'EndDate', message: `EndDate must be on or after StartDate (${start}); received ${end}` }
+    : undefined;
+};
+
 export const POAttachment = defineEntityType({
   name: 'POAttachment',
   key: ['AttachmentID'],
@@ -210,6 +253,7 @@ export const POAttachment = defineEntityType({
     UploadedBy: string(40, { ...serverSet, description: 'The user of the credential that uploaded the file.' }),
     ...timestamps,
   },
+  rules: [fileNameWithoutPath],
 });
 
 export const PurchaseOrder = defineEntityType({
@@ -277,6 +321,7 @@ export const BlanketPO = defineEntityType({
   navigation: {
     Lines: { target: () => BlanketPOLineItem, foreignKey: { BlanketPONumber: 'BlanketPONumber' } },
   },
+  rules: [endOnOrAfterStart],
 });
 
 /** Contained in WorkOrder.Comments; written only by the AddComment action. */
@@ -398,6 +443,7 @@ export const AddComment: ActionDefinition = {
     Username: string(40, { ...notNull, description: 'The user the comment is recorded for; not blank.' }),
   },
   returnType: 'Edm.Boolean',
+  rules: [notBlank('Comment'), notBlank('Username')],
 };
 
 /**

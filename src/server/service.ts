@@ -24,7 +24,7 @@ import type { BoundQuery } from '../validate/bound.js';
 import type { Backend } from './backend.js';
 import {
   checkActionBody,
-  checkBusinessRules,
+  checkRules,
   checkCreateBody,
   checkUpdateBody,
   parseJsonBody,
@@ -709,7 +709,7 @@ export class ODataService {
     // negotiated before anything is written: a 406 must not follow a committed write
     const format = this.jsonFormat(c);
     const sent = checkCreateBody(set.entityType, this.readBody(c), this.bodyOptions(c));
-    checkBusinessRules(set.name, sent);
+    checkRules(set.entityType.rules, sent);
     const stored = await c.store.driver.transaction((session) =>
       insertEntity(c.store, session, set, sent, c.credential),
     );
@@ -732,7 +732,7 @@ export class ODataService {
       const existing = await c.store.get(set, key, session);
       if (existing === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
       const row: Row = { ...existing, ...changes };
-      checkBusinessRules(set.name, row);
+      checkRules(set.entityType.rules, row);
       computeFields(set, row, c.credential, changes);
       const now = new Date().toISOString();
       for (const property of set.entityType.properties.values())

@@ -7,7 +7,7 @@ import { ODataError } from '../../src/errors.js';
 import { defineEntityType, type EntityType, type PropertyDefinition, type Row } from '../../src/model/schema.js';
 import {
   checkActionBody,
-  checkBusinessRules,
+  checkRules,
   checkCreateBody,
   checkUpdateBody,
   DEFAULT_MAX_STRING_LENGTH,
@@ -1446,6 +1446,12 @@ describe('business rules of one body', () => {
     ['PurchaseOrders', { Notes: '' }, undefined],
     ['NoSuchSet', { FileName: 'a/b' }, undefined],
   ];
+  /** The rules the plant model declares for a set's entity type or for an action, by name. */
+  const checkBusinessRules = (name: string, row: Row): void =>
+    checkRules(
+      plantDataModel.sets.get(name)?.entityType.rules ?? plantDataModel.actions.find((a) => a.name === name)?.rules,
+      row,
+    );
   it.each(cases)('%s %j', (set, row, target, message) => {
     if (target === undefined) {
       expect(() => checkBusinessRules(set, row)).not.toThrow();
