@@ -2,7 +2,6 @@
 // or nothing) and `odata-engine seed SITE --rows N` (generated records into an empty site). Both run in one
 // transaction per site and report progress.
 import { ODataError, isODataError } from '../errors.js';
-import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
 import type { EntityType, Row } from '../model/schema.js';
 import type { Backend } from './backend.js';
 import { checkActionBody, checkCreateBody } from './body.js';
@@ -14,6 +13,7 @@ import type { SqlSession } from './store/driver.js';
 import type { SiteStore } from './store/site-store.js';
 import type { Credential } from './tenancy.js';
 import { insertEntity, recordMeterReading } from './writes.js';
+import { addComment, updateHourSums } from './work-orders.js';
 
 /** What `import` accepts besides the entity sets: work-order comments and labor records. */
 export const importTargets = [...entitySetNames, 'Comments', 'ActualLabor'] as const;
@@ -176,11 +176,9 @@ async function importOne(
       });
     }
     const { WorkOrderID: _parent, ...fields } = record;
-    const now = new Date().toISOString();
     if (target === 'Comments') {
       const sent = checkActionBody(AddComment, withoutComputed(c.entityType, fields), options);
-      const next = (await store.maxOf(session, c, 'CommentID', { WorkOrderID: workOrderId })) + 1;
-      await store.insert(session, c, { WorkOrderID: workOrderId, CommentID: next, ...sent, CreatedDate: now });
+      await addComment(store, session, workOrderId, sent, new Date().toISOString());
     } else {
       const sent = checkCreateBody(c.entityType, withoutComputed(c.entityType, fields), options);
       await insertEntity(store, session, c, { ...sent, WorkOrderID: workOrderId }, credential);
@@ -212,19 +210,6 @@ async function importOne(
   if (target === 'WorkOrders') {
     await updateHourSums(store, session, String(sent['WorkOrderID']));
   }
-}
-
-/** ActualHours and ActualOTHours of a work order: the sums over its labor records. */
-async function updateHourSums(store: SiteStore, session: SqlSession, workOrderId: string): Promise<void> {
-  const workOrders = collection('WorkOrders');
-  const workOrder = await store.get(workOrders, { WorkOrderID: workOrderId }, session);
-  if (workOrder === undefined) return;
-  const labor = await store.children(collection('ActualLabor'), { WorkOrderID: workOrderId }, session);
-  const sum = (name: string): string =>
-    decimalToString(
-      labor.reduce((total, r) => addDecimal(total, parseDecimal(String(r[name] ?? '0'))!), parseDecimal('0')!),
-    );
-  await store.update(session, workOrders, { ...workOrder, ActualHours: sum('Hours'), ActualOTHours: sum('OTHours') });
 }
 
 /** The order in which generated sets are loaded, headers before their lines and work orders before their labor. */

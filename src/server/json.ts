@@ -1,6 +1,6 @@
 // OData JSON for entities: decimals and Int64 are written as the exact digits stored (JSON numbers, or strings when
 // the client asks for IEEE754Compatible=true), instants in UTC with Z, binaries as base64url.
-import type { EntityType, Property, Row } from '../model/schema.js';
+import type { Property, Row } from '../model/schema.js';
 import type { SqlDialectName } from '../backends/sql/index.js';
 import type { Storage } from '../backends/sql/dialect.js';
 import { dialects } from '../backends/sql/dialects.js';

@@ -15,7 +15,6 @@ import {
   type Property,
   type Row,
 } from '../model/schema.js';
-import { addDecimal, decimalToString, parseDecimal } from '../values/decimal.js';
 import { parseQuery } from '../syntax/query-string.js';
 import type { LiteralValue } from '../syntax/ast.js';
 import { validateQuery, type QueryLimits } from '../validate/bind.js';
@@ -35,8 +34,9 @@ import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from 
 import { entitySetNames, plantDataModel } from './model.js';
 import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
-import type { ReadOptions, SqlSession } from './store/driver.js';
+import type { ReadOptions } from './store/driver.js';
 import { computeFields, insertEntity, recordMeterReading } from './writes.js';
+import { addComment, removeLabor } from './work-orders.js';
 import type { ReadStatements, SiteStore } from './store/site-store.js';
 import { RateLimiter, type RateLimit } from './rate-limit.js';
 import type { Credential, Site } from './tenancy.js';
@@ -769,58 +769,12 @@ export class ODataService {
       const workOrder = await c.store.get(workOrders, key, session);
       if (workOrder === undefined) throw httpError('NotFound', `No work order ${describeKey(key)}`);
       const now = new Date().toISOString();
-      if (action.name === 'AddComment') {
-        const comments = collection('WorkOrderComments');
-        const id = { WorkOrderID: workOrder['WorkOrderID'] };
-        const next = (await c.store.maxOf(session, comments, 'CommentID', id)) + 1;
-        await c.store.insert(session, comments, {
-          ...id,
-          CommentID: next,
-          Comment: parameters['Comment'],
-          Username: parameters['Username'],
-          CreatedDate: now,
-        });
-      } else {
-        await this.removeLabor(c, session, workOrder, parameters);
-      }
+      if (action.name === 'AddComment') await addComment(c.store, session, workOrder['WorkOrderID'], parameters, now);
+      else await removeLabor(c.store, session, workOrder, parameters);
       await c.store.update(session, workOrders, { ...workOrder, LastModifiedDate: now });
     });
     // the interface's answer is the JSON Boolean itself, not OData's {"value":true} wrapper (MODEL.md "Actions")
     return { status: 200, headers: { 'content-type': 'application/json', 'odata-version': '4.0' }, body: 'true' };
-  }
-
-  /** Removes the oldest labor record equal to the parameters, and keeps the work order's hour sums. */
-  private async removeLabor(c: Context, session: SqlSession, workOrder: Row, p: Row): Promise<void> {
-    const labor = collection('ActualLabor');
-    const records = await c.store.children(labor, { WorkOrderID: workOrder['WorkOrderID'] }, session);
-    const same = (a: unknown, b: unknown): boolean => decimalText(a) === decimalText(b);
-    const match = records
-      .filter(
-        (r) =>
-          r['PeopleID'] === p['PeopleID'] &&
-          r['Craft'] === p['Craft'] &&
-          same(r['Hours'], p['Hours']) &&
-          same(r['OTHours'] ?? '0', p['OTHours'] ?? '0') &&
-          Date.parse(String(r['StartDate'])) === Date.parse(String(p['StartDate'])),
-      )
-      .sort(
-        (a, b) =>
-          String(a['CreatedDate']).localeCompare(String(b['CreatedDate'])) ||
-          String(a['LaborID']).localeCompare(String(b['LaborID'])),
-      )[0];
-    if (match === undefined)
-      throw httpError(
-        'LaborRecordNotFound',
-        `Work order ${String(workOrder['WorkOrderID'])} has no labor record with these values`,
-      );
-    await c.store.delete(session, labor, { WorkOrderID: workOrder['WorkOrderID'], LaborID: match['LaborID'] });
-    const left = records.filter((r) => r !== match);
-    const sum = (name: string): string =>
-      decimalToString(
-        left.reduce((total, r) => addDecimal(total, parseDecimal(String(r[name] ?? '0'))!), parseDecimal('0')!),
-      );
-    workOrder['ActualHours'] = sum('Hours');
-    workOrder['ActualOTHours'] = sum('OTHours');
   }
 
   // ── responses ──────────────────────────────────────────────────────────────
@@ -924,11 +878,6 @@ function describeKey(key: Row, asPath = false, entityType?: EntityType): string 
   if (entries.length === 1) return literalOf(entries[0]![0], entries[0]![1]);
   const text = entries.map(([k, v]) => `${k}=${literalOf(k, v)}`).join(',');
   return asPath ? text : `(${text})`;
-}
-
-function decimalText(value: unknown): string | undefined {
-  const d = value === null || value === undefined ? undefined : parseDecimal(String(value));
-  return d === undefined ? undefined : decimalToString(d);
 }
 
 /** `http://host:port` at the start of an absolute-form request target; group 1 is the authority. */
