@@ -1,9 +1,9 @@
-// Reading request bodies: the JSON reader that keeps each number's digits (src/server/json-reader.ts) beside
+// Reading request bodies: the JSON reader that keeps each number's digits (src/service/json-reader.ts) beside
 // JSON.parse, on a typical purchase-order body and on a 10 MiB attachment (13.4 MiB of base64 in one string).
 // The reader must not make a big body much slower to read than JSON.parse would.
 import { randomBytes } from 'node:crypto';
 import { Bench } from 'tinybench';
-import { readJson } from '../src/server/json-reader.js';
+import { readJson } from '../src/service/json-reader.js';
 import { formatSig, markdownTable, meanLatencyMs, relativeMargin, writeResults } from './util.js';
 
 export async function run(): Promise<void> {

@@ -4,8 +4,8 @@
 import { ODataError, isODataError } from '../errors.js';
 import type { EntityType, Row } from '../model/schema.js';
 import type { Backend } from './backend.js';
-import { checkActionBody, checkCreateBody } from './body.js';
-import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from './json-reader.js';
+import { checkActionBody, checkCreateBody } from '../service/body.js';
+import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from '../service/json-reader.js';
 import { demoRows, type DemoOptions, type DemoSetName } from './demo.js';
 import { AddComment, entitySetNames, type EntitySetName } from './model.js';
 import { collection, type Collection, type ContainedName } from './store/collections.js';

@@ -27,7 +27,7 @@ import {
   type Row,
   type RowRule,
 } from '../model/schema.js';
-import { describeValue } from './body.js';
+import { describeValue } from '../service/body.js';
 
 type Facets = Omit<PropertyDefinition, 'type'>;
 

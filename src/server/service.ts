@@ -28,17 +28,17 @@ import {
   checkUpdateBody,
   parseJsonBody,
   type BodyOptions,
-} from './body.js';
-import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText } from './json.js';
-import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
+} from '../service/body.js';
+import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText } from '../service/json.js';
+import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from '../service/negotiate.js';
 import { entitySetNames, plantDataModel } from './model.js';
-import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
+import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from '../service/paths.js';
 import { collection, collections, type Collection } from './store/collections.js';
 import type { ReadOptions } from './store/driver.js';
 import { computeFields, insertEntity, recordMeterReading } from './writes.js';
 import { addComment, removeLabor } from './work-orders.js';
 import type { ReadStatements, SiteStore } from './store/site-store.js';
-import { RateLimiter, type RateLimit } from './rate-limit.js';
+import { RateLimiter, type RateLimit } from '../service/rate-limit.js';
 import type { Credential, Site } from './tenancy.js';
 
 export interface ServiceRequest {

@@ -1,5 +1,5 @@
-// docs/architecture.md: layers import only downwards (values ← syntax ← model ← validate ← backends ← server), the
-// two backends are siblings, and a SQL dialect's name is tested only in that dialect's own files.
+// docs/architecture.md: layers import only downwards (values ← syntax ← model ← validate ← backends ← service ←
+// server), the two backends are siblings, and a SQL dialect's name is tested only in that dialect's own files.
 import { describe, expect, it } from 'vitest';
 import {
   dialectViolations,
@@ -52,6 +52,10 @@ describe('the layer checks', () => {
     expect(violations[0]!.rule).toMatch(/syntax may not import validate/);
     expect(layerViolations('src/values/text.ts', "import type { Row } from '../server/json.js';")).toHaveLength(1);
     expect(layerViolations('src/server/body.ts', "import { x } from '../values/text.js';")).toEqual([]);
+    // the generic service may not reach into the application
+    expect(layerViolations('src/service/json.ts', "import { plantDataModel } from '../server/model.js';")).toHaveLength(
+      1,
+    );
   });
 
   it('finds an import across the sibling backends', () => {

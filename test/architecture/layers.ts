@@ -11,6 +11,9 @@ export const floors = [
   // src/index.ts, the core's public API, re-exports the floors up to validate and is read as one of them
   { name: 'validate', paths: ['src/validate/', 'src/index.ts'] },
   { name: 'backends', paths: ['src/backends/'] },
+  // the OData service for any model: it knows no application (nothing in it imports src/server/)
+  { name: 'service', paths: ['src/service/'] },
+  // the reference server, the plant application
   { name: 'server', paths: ['src/server/'] },
 ] as const;
 

@@ -13,9 +13,9 @@ import {
   DEFAULT_MAX_STRING_LENGTH,
   parseJsonBody,
   type BodyOptions,
-} from '../../src/server/body.js';
-import { JsonNumber } from '../../src/server/json-reader.js';
-import { decimalSent } from './decimal-forms.js';
+} from '../../src/service/body.js';
+import { JsonNumber } from '../../src/service/json-reader.js';
+import { decimalSent } from '../server/decimal-forms.js';
 import {
   AddComment,
   BlanketPO,

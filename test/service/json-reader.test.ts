@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from '../../src/server/json-reader.js';
+import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from '../../src/service/json-reader.js';
 
 /** What JSON.parse gives for the same text: numbers as doubles, objects with Object.prototype. */
 function asJsonParse(value: JsonValue): unknown {

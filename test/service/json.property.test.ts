@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defineEntityType, type Property } from '../../src/model/schema.js';
 import { createTableSql, decodeRow, encodeValue, registerSqliteFunctions } from '../../src/backends/sql/index.js';
-import { entityMembers, rawEntityWriter } from '../../src/server/json.js';
+import { entityMembers, rawEntityWriter } from '../../src/service/json.js';
 
 const Sample = defineEntityType({
   name: 'Sample',

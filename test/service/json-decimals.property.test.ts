@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createTableSql, encodeValue, registerSqliteFunctions } from '../../src/backends/sql/index.js';
 import { defineEntityType } from '../../src/model/schema.js';
 import { decimalToString, parseDecimal } from '../../src/values/decimal.js';
-import { rawEntityWriter } from '../../src/server/json.js';
+import { rawEntityWriter } from '../../src/service/json.js';
 
 const scales = [0, 1, 4, 8, 15, 16, 18];
 const Amounts = defineEntityType({
