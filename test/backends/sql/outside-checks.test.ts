@@ -259,3 +259,18 @@ describe('TimeOfDay literals, time(), and cast from text to an integer are trans
     ['an exponent', '$filter=cast(T,Edm.Int64) eq 1000', 'thing', [4]],
   ]);
 });
+
+describe('an Int32 literal in integer arithmetic stays an exact integer on every database', () => {
+  // mysql2 sends a JavaScript number as a DOUBLE: MariaDB's DECIMAL minus a DOUBLE MOD was a double, which rounds
+  // beyond 2^53 and cannot tell Int64's ends apart (the differential's `(L sub (4 mod I)) eq (L mul Id)`)
+  check([
+    [
+      'a literal modulo a column, from an Int64 beyond 2^53',
+      '$filter=L sub (4 mod I) eq -9007199254740997',
+      'thing',
+      [3],
+    ],
+    ['a literal added to an Int64 beyond 2^53', '$filter=L add 1 eq -9007199254740992', 'thing', [3]],
+    ['a literal times an Int64 beyond 2^53', '$filter=L mul 3 eq -27021597764222979', 'thing', [3]],
+  ]);
+});

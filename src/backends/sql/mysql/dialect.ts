@@ -112,6 +112,9 @@ export const mysqlDialect: Dialect = {
   maxParameters: 65_535, // "Prepared statement contains too many placeholders" beyond
   typedParam: (param, type, value) => {
     switch (type) {
+      // Int32 too: mysql2 sends a JavaScript number as a DOUBLE, which would turn exact integer arithmetic with it
+      // (`L sub (4 mod I)`: DECIMAL minus a DOUBLE MOD) into doubles that cannot tell Int64's ends apart
+      case 'Edm.Int32':
       case 'Edm.Int64':
       case 'Edm.TimeOfDay': // milliseconds since midnight (emit.ts)
         return `CAST(${param} AS SIGNED)`;
