@@ -4,6 +4,7 @@ import type { Property, Row } from '../model/schema.js';
 import type { SqlDialectName } from '../backends/sql/index.js';
 import type { Storage } from '../backends/sql/dialect.js';
 import { dialects } from '../backends/sql/dialects.js';
+import { isCanonicalInstant } from '../values/temporal.js';
 
 export interface JsonOptions {
   /** IEEE754Compatible=true: Int64 and Decimal values as strings, so that JavaScript clients lose no digits. */
@@ -154,12 +155,7 @@ function valueWriter(property: Property, storage: Storage, options: JsonOptions)
     case 'Edm.Date':
       return (v) => (typeof v === 'string' && v.length === 10 && CANONICAL_DATE.test(v) ? `"${v}"` : general(v));
     case 'Edm.DateTimeOffset':
-      return (v) =>
-        typeof v === 'string' && v.length === 24 && CANONICAL_INSTANT.test(v)
-          ? `"${v}"`
-          : v === null || v === undefined
-            ? 'null'
-            : general(v);
+      return (v) => (isCanonicalInstant(v) ? `"${v}"` : v === null || v === undefined ? 'null' : general(v));
     default:
       return general;
   }
@@ -167,5 +163,4 @@ function valueWriter(property: Property, storage: Storage, options: JsonOptions)
 
 /** A quote, a backslash, a control character or a lone surrogate: what `"${text}"` cannot carry as it is. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CANONICAL_DATE = /^\d{4}-\d\d-\d\d$/;

@@ -198,6 +198,16 @@ export function readInstantText(text: string, rules: InstantRules): number | Tem
   return instant;
 }
 
+const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * Whether a value is an instant in the one text form stores keep and answers carry, `YYYY-MM-DDTHH:MM:SS.sssZ`
+ * (what `toISOString` writes within 0001–9999): such text needs no reading to be written out.
+ */
+export function isCanonicalInstant(value: unknown): value is string {
+  return typeof value === 'string' && value.length === 24 && CANONICAL_INSTANT.test(value);
+}
+
 /** The offset in minutes of instant text ending in `Z` or `±hh:mm` (a URL literal's form), or undefined. */
 export function offsetMinutesOf(text: string): number | undefined {
   const last = text.charCodeAt(text.length - 1);

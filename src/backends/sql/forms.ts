@@ -4,6 +4,7 @@
 import type { LiteralValue } from '../../syntax/ast.js';
 import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
 import { decimalToString, type Decimal } from '../../values/decimal.js';
+import { isCanonicalInstant } from '../../values/temporal.js';
 import {
   readBinary,
   readDate,
@@ -136,14 +137,11 @@ export function decodeAlike(property: ValueFacets, raw: unknown): unknown {
       }
       return String(raw).slice(0, 10);
     case 'Edm.DateTimeOffset': {
-      if (raw instanceof Date) return raw.toISOString();
-      const text = String(raw);
-      // SQLite stores the canonical form already
-      if (text.length === 24 && STORED_INSTANT.test(text)) return text;
-      // MySQL's DATETIME text is UTC without a zone
-      return /[zZ]|[+-]\d\d:?\d\d$/.test(text)
-        ? new Date(text).toISOString()
-        : new Date(`${text.replace(' ', 'T')}Z`).toISOString();
+      // SQLite stores the canonical form already; other drivers' text (MySQL's DATETIME: UTC, a space, no zone) and
+      // Date objects are read as row values are
+      if (isCanonicalInstant(raw)) return raw;
+      const ms = readInstant(raw);
+      return ms === null ? raw : new Date(ms).toISOString();
     }
     case 'Edm.Guid':
       return String(raw).toLowerCase();
@@ -164,7 +162,6 @@ export function decimalTextAlike(raw: unknown): string | undefined {
 }
 
 const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
-const STORED_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** '12.3400' → '12.34', '5.000' → '5', '-0.00' → '0'. */
 export function trimFraction(text: string): string {
