@@ -2,7 +2,7 @@
 // reading of driver values back into row form, and the checks of what a decimal column keeps. Each dialect's
 // storage.ts says what differs and hands the rest to these.
 import type { LiteralValue } from '../../syntax/ast.js';
-import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
+import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT, readDateText } from '../../values/calendar.js';
 import { decimalToString, type Decimal } from '../../values/decimal.js';
 import { isCanonicalInstant } from '../../values/temporal.js';
 import {
@@ -19,8 +19,6 @@ import type { EncodedLiteral, SqlParam, ValueFacets } from './dialect.js';
 
 type Literal = Exclude<LiteralValue, { type: 'null' }>;
 
-const FOUR_DIGIT_YEAR = /^\d{4}-/;
-
 /** The parameter of a literal of a type every dialect binds alike (the others are the dialect's). */
 export function encodeLiteralAlike(literal: Literal): EncodedLiteral {
   switch (literal.type) {
@@ -29,7 +27,7 @@ export function encodeLiteralAlike(literal: Literal): EncodedLiteral {
     case 'Edm.Int32':
       return literal.value;
     case 'Edm.Date':
-      if (!FOUR_DIGIT_YEAR.test(literal.value) || literal.value.startsWith('0000')) {
+      if (typeof readDateText(literal.value, true) !== 'number') {
         return {
           unsupported: `The date ${literal.value} (outside 0001-01-01 … 9999-12-31, the range the databases store)`,
         };
