@@ -73,10 +73,6 @@ export interface TemporalProblem {
   readonly at: number;
 }
 
-export function isTemporalProblem(value: unknown): value is TemporalProblem {
-  return typeof value === 'object' && value !== null && 'problem' in value;
-}
-
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 /**

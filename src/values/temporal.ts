@@ -257,7 +257,7 @@ function zoneOffset(timeZone: string, instant: number): number {
  * 'compatible': a time that occurs twice (the autumn hour) is the earlier instant; a time that does not occur (the
  * spring gap) is moved forward by the gap (02:30 becomes 03:30). Assumes at most one transition within a day.
  */
-export function zonedToInstant(local: number, timeZone: string): number {
+function zonedToInstant(local: number, timeZone: string): number {
   if (timeZone === 'UTC') return local;
   const before = zoneOffset(timeZone, local - DAY);
   const after = zoneOffset(timeZone, local + DAY);
