@@ -7,11 +7,17 @@ export default defineConfig({
     index: 'src/index.ts',
     memory: 'src/backends/memory/index.ts',
     sql: 'src/backends/sql/index.ts',
+    service: 'src/service/index.ts',
+    'service-fastify': 'src/service/fastify.ts',
+    'service-node': 'src/service/node-http.ts',
+    'service-fetch': 'src/service/fetch.ts',
+    'service-sqlite': 'src/service/sqlite.ts',
+    'service-postgres': 'src/service/postgres.ts',
     server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
     // the SQLite reader: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the chunk that
     // holds sqlite-pool.ts, in dist/ beside it; tsup turns import.meta.url into the chunk's own URL in CommonJS)
-    'sqlite-worker': 'src/server/store/sqlite-worker.ts',
+    'sqlite-worker': 'src/service/sql/sqlite-worker.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

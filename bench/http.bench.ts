@@ -46,7 +46,7 @@ type Engine = typeof import('../src/index.js');
 type SqlBackend = typeof import('../src/backends/sql/index.js');
 type Server = typeof import('../src/server/index.js');
 type Backend = import('../src/server/index.js').Backend;
-type ODataService = import('../src/server/index.js').ODataService;
+type ODataService = import('../src/server/index.js').PlantService;
 type EntityType = import('../src/index.js').EntityType;
 type SqlParam = import('../src/backends/sql/index.js').SqlParam;
 
@@ -458,7 +458,7 @@ interface Outcome {
 }
 
 async function benchStorage(setup: Setup, lineType: EntityType): Promise<Outcome> {
-  const service = new server.ODataService({ backend: setup.backend });
+  const service = server.createPlantService({ backend: setup.backend });
   const oursApp = server.createServer({ service });
   const bare = bareApp(setup);
   try {

@@ -8,9 +8,9 @@ import { checkActionBody, checkCreateBody } from '../service/body.js';
 import { JsonNumber, JsonSyntaxError, readJson, type JsonValue } from '../service/json-reader.js';
 import { demoRows, type DemoOptions, type DemoSetName } from './demo.js';
 import { AddComment, entitySetNames, type EntitySetName } from './model.js';
-import { collection, type Collection, type ContainedName } from './store/collections.js';
-import type { SqlSession } from './store/driver.js';
-import type { SiteStore } from './store/site-store.js';
+import type { StoreCollection } from '../service/store.js';
+import type { SqlTransaction } from '../service/sql/sql-store.js';
+import { collection, type ContainedName } from './collections.js';
 import type { Credential } from './tenancy.js';
 import { insertEntity, recordMeterReading } from './writes.js';
 import { addComment, updateHourSums } from './work-orders.js';
@@ -121,11 +121,11 @@ export async function importRecords(
   const store = await backend.store(site);
   const options = { timeZone: siteInfo.timeZone, offsetlessInstants: ['ReadingDate', 'StartDate'] };
   const credential = { ...importer, site };
-  await store.driver.transaction(async (session) => {
+  await store.transaction(async (tx) => {
     const touchedWorkOrders = new Set<string>();
     for (let n = 0; n < records.length; n++) {
       try {
-        await importOne(store, session, target, records[n]!, options, credential, touchedWorkOrders);
+        await importOne(tx, target, records[n]!, options, credential, touchedWorkOrders);
       } catch (error) {
         if (isODataError(error)) {
           throw new AdminError(
@@ -136,7 +136,7 @@ export async function importRecords(
       }
       if ((n + 1) % 500 === 0 || n + 1 === records.length) progress(n + 1, records.length);
     }
-    for (const id of touchedWorkOrders) await updateHourSums(store, session, id);
+    for (const id of touchedWorkOrders) await updateHourSums(tx, id);
   });
   return records.length;
 }
@@ -155,8 +155,7 @@ function withoutComputed(entityType: EntityType, record: Row, keep: readonly str
 }
 
 async function importOne(
-  store: SiteStore,
-  session: SqlSession,
+  tx: SqlTransaction,
   target: ImportTarget,
   record: Row,
   options: { timeZone: string; offsetlessInstants: string[] },
@@ -164,12 +163,12 @@ async function importOne(
   touchedWorkOrders: Set<string>,
 ): Promise<void> {
   if (target === 'Comments' || target === 'ActualLabor') {
-    const name: ContainedName = target === 'Comments' ? 'WorkOrderComments' : 'ActualLabor';
+    const name: ContainedName = target === 'Comments' ? 'WorkOrderComment' : 'ActualLabor';
     const c = collection(name);
     const workOrderId = record['WorkOrderID'];
     if (
       typeof workOrderId !== 'string' ||
-      (await store.get(collection('WorkOrders'), { WorkOrderID: workOrderId }, session)) === undefined
+      (await tx.get(collection('WorkOrders'), { WorkOrderID: workOrderId })) === undefined
     ) {
       throw new ODataError('InvalidBody', `WorkOrderID ${String(workOrderId)} names no work order of this site`, {
         target: 'WorkOrderID',
@@ -178,21 +177,17 @@ async function importOne(
     const { WorkOrderID: _parent, ...fields } = record;
     if (target === 'Comments') {
       const sent = checkActionBody(AddComment, withoutComputed(c.entityType, fields), options);
-      await addComment(store, session, workOrderId, sent, new Date().toISOString());
+      await addComment(tx, workOrderId, sent, new Date().toISOString());
     } else {
       const sent = checkCreateBody(c.entityType, withoutComputed(c.entityType, fields), options);
-      await insertEntity(store, session, c, { ...sent, WorkOrderID: workOrderId }, credential);
+      await insertEntity(tx, c, { ...sent, WorkOrderID: workOrderId }, credential);
       touchedWorkOrders.add(workOrderId);
     }
     return;
   }
   const set = collection(target as EntitySetName);
   if (target === 'MeterReadings') {
-    await recordMeterReading(
-      store,
-      session,
-      checkCreateBody(set.entityType, withoutComputed(set.entityType, record), options),
-    );
+    await recordMeterReading(tx, checkCreateBody(set.entityType, withoutComputed(set.entityType, record), options));
     return;
   }
   // keys a client may not send (generated GUIDs) are still taken from a file: they identify the imported record
@@ -206,16 +201,16 @@ async function importOne(
     }
   }
   const sent = checkCreateBody(set.entityType, cleaned, options);
-  await insertEntity(store, session, set, { ...sent, ...keyValues }, credential);
+  await insertEntity(tx, set, { ...sent, ...keyValues }, credential);
   if (target === 'WorkOrders') {
-    await updateHourSums(store, session, String(sent['WorkOrderID']));
+    await updateHourSums(tx, String(sent['WorkOrderID']));
   }
 }
 
 /** The order in which generated sets are loaded, headers before their lines and work orders before their labor. */
 const seedOrder: readonly [DemoSetName, EntitySetName | ContainedName][] = [
   ...entitySetNames.map((name): [DemoSetName, EntitySetName] => [name, name]),
-  ['Comments', 'WorkOrderComments'],
+  ['Comments', 'WorkOrderComment'],
   ['ActualLabor', 'ActualLabor'],
   ['MeterHistory', 'MeterReadingHistory'],
 ];
@@ -232,13 +227,13 @@ export async function seedSite(
   if (await store.hasRows(collection('Accounts')))
     throw new AdminError(`Site ${site} has records already; seed fills an empty site`);
   let total = 0;
-  await store.driver.transaction(async (session) => {
+  await store.transaction(async (tx) => {
     // one batch in flight while the next is generated (a network database works while this process does);
     // the session runs statements in order, and a failed batch is awaited before the next one is sent
     let inFlight: Promise<void> | undefined;
-    const send = async (c: Collection, rows: readonly Row[]): Promise<void> => {
+    const send = async (c: StoreCollection, rows: readonly Row[]): Promise<void> => {
       if (inFlight !== undefined) await inFlight;
-      inFlight = store.insertMany(session, c, rows);
+      inFlight = tx.insertMany(c, rows);
       inFlight.catch(() => undefined); // awaited before the next batch or at the end; not an unhandled rejection
     };
     try {

@@ -3,20 +3,25 @@
 // every row carrying its site. Both create their tables on first start.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readiness, SqlDriver } from './store/driver.js';
-import { openPostgres } from './store/postgres.js';
-import { SiteStore } from './store/site-store.js';
-import { openSqlite } from './store/sqlite.js';
-import { SqliteReadPool } from './store/sqlite-pool.js';
+import type { Readiness, SqlDriver } from '../service/sql/driver.js';
+import { openPostgres } from '../service/sql/postgres.js';
+import { schemaSql, SqlStore } from '../service/sql/sql-store.js';
+import { openSqlite } from '../service/sql/sqlite.js';
+import { SqliteReadPool } from '../service/sql/sqlite-pool.js';
+import { plantTables } from './collections.js';
+import { plantDataModel } from './model.js';
 import { Directory, type DirectoryOptions } from './tenancy.js';
 
-export type { Readiness } from './store/driver.js';
+export type { Readiness } from '../service/sql/driver.js';
+
+/** The column that holds the site in a database shared by every site. */
+export const SITE_COLUMN = 'site';
 
 export interface Backend {
   readonly kind: 'sqlite' | 'postgres';
   readonly directory: Directory;
   /** The store of an existing site (the caller checks that the site exists). */
-  store(site: string): Promise<SiteStore>;
+  store(site: string): Promise<SqlStore>;
   /** Resolves when the database answers a trivial query; rejects when it does not, or when it is `busy`. */
   ping(): Promise<void>;
   /**
@@ -84,7 +89,18 @@ export interface PostgresBackendOptions extends DirectoryOptions, BudgetOptions 
 }
 
 async function createTables(driver: SqlDriver, shared: boolean): Promise<void> {
-  for (const sql of SiteStore.schemaSql(driver.dialect, shared)) await driver.run(sql);
+  const scopeColumns = shared ? [SITE_COLUMN] : [];
+  for (const sql of schemaSql(driver.dialect, { model: plantDataModel, tables: plantTables, scopeColumns }))
+    await driver.run(sql);
+}
+
+/** One site's store: its own SQLite file, or its rows of the shared tables. */
+function siteStore(driver: SqlDriver, site: string, shared: boolean): SqlStore {
+  return new SqlStore(driver, {
+    model: plantDataModel,
+    tables: plantTables,
+    ...(shared ? { scope: { [SITE_COLUMN]: site } } : {}),
+  });
 }
 
 export async function openSqliteBackend(dataDir: string, options: SqliteBackendOptions = {}): Promise<Backend> {
@@ -106,7 +122,7 @@ export async function openSqliteBackend(dataDir: string, options: SqliteBackendO
           ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
           ...(options.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.acquireTimeoutMs }),
         });
-  const stores = new Map<string, Promise<SiteStore>>();
+  const stores = new Map<string, Promise<SqlStore>>();
   const ping = async (): Promise<void> => {
     await control.all('SELECT 1');
   };
@@ -124,7 +140,7 @@ export async function openSqliteBackend(dataDir: string, options: SqliteBackendO
             ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
           });
           await createTables(driver, false);
-          return new SiteStore(driver, site, false);
+          return siteStore(driver, site, false);
         })();
         stores.set(site, store);
       }
@@ -162,13 +178,13 @@ export async function openPostgresBackend(databaseUrl: string, options: Postgres
   const directory = new Directory(driver, options);
   await directory.init();
   await createTables(driver, true);
-  const stores = new Map<string, SiteStore>();
+  const stores = new Map<string, SqlStore>();
   return {
     kind: 'postgres',
     directory,
     store: async (site) => {
       let store = stores.get(site);
-      if (store === undefined) stores.set(site, (store = new SiteStore(driver, site, true)));
+      if (store === undefined) stores.set(site, (store = siteStore(driver, site, true)));
       return store;
     },
     ping: async () => {

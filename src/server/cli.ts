@@ -286,8 +286,8 @@ function numberFlag(flags: Map<string, string | true>, name: string, fallback: n
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 async function serve(flags: Map<string, string | true>): Promise<number> {
-  const { ODataService } = await import('./service.js');
-  const { createServer } = await import('./fastify.js');
+  const { createPlantService } = await import('./plant-service.js');
+  const { createServer } = await import('../service/fastify.js');
   const level = flag(flags, 'log-level') ?? 'info';
   if (!LOG_LEVELS.includes(level)) throw new Error(`--log-level is one of ${LOG_LEVELS.join(', ')}, not ${level}`);
   const rate = numberFlag(flags, 'rate-limit', 200);
@@ -300,7 +300,7 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
   const backend = await openFrom(flags, serveBudgets(flags));
   const pageSize = flag(flags, 'page-size');
   const publicUrl = flag(flags, 'public-url');
-  const service = new ODataService({
+  const service = createPlantService({
     backend,
     ...(pageSize === undefined ? {} : { pageSize: Number(pageSize) }),
     ...(publicUrl === undefined ? {} : { publicUrl }),

@@ -1,7 +1,7 @@
 // The demo site: generated records in every set (demo.ts), loaded once into an empty site in one transaction.
 import type { Backend } from './backend.js';
 import { demoData, type DemoOptions } from './demo.js';
-import { collection, type ContainedName } from './store/collections.js';
+import { collection, type ContainedName } from './collections.js';
 import type { EntitySetName } from './model.js';
 
 /**
@@ -20,15 +20,15 @@ export async function loadDemoSite(
     const data = demoData(options);
     const tables: [EntitySetName | ContainedName, readonly Record<string, unknown>[]][] = [
       ...(Object.entries(data.sets) as [EntitySetName, readonly Record<string, unknown>[]][]),
-      ['WorkOrderComments', data.comments],
+      ['WorkOrderComment', data.comments],
       ['ActualLabor', data.labor],
       ['MeterReadingHistory', data.meterHistory],
     ];
-    await store.driver.transaction(async (session) => {
+    await store.transaction(async (tx) => {
       for (const [name, rows] of tables) {
         const c = collection(name);
         const size = store.batchRows(c);
-        for (let i = 0; i < rows.length; i += size) await store.insertMany(session, c, rows.slice(i, i + size));
+        for (let i = 0; i < rows.length; i += size) await tx.insertMany(c, rows.slice(i, i + size));
       }
     });
     created = true;

@@ -1,7 +1,8 @@
 // odata-engine/server: the reference service (docs/service.md), its storage and its adapters.
-export { ODataService, type ServiceOptions, type ServiceRequest, type ServiceResponse } from './service.js';
-export { createServer, odataPlugin, type CreateServerOptions, type OdataPluginOptions } from './fastify.js';
-export { createNodeServer } from './node-http.js';
+export { createPlantService, type PlantContext, type PlantService, type PlantServiceOptions } from './plant-service.js';
+export type { ServiceRequest, ServiceResponse } from '../service/service.js';
+export { createServer, odataPlugin, type CreateServerOptions, type OdataPluginOptions } from '../service/fastify.js';
+export { createNodeServer } from '../service/node-http.js';
 export {
   openBackend,
   openPostgresBackend,

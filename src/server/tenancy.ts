@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import type { SqlParam } from '../backends/sql/index.js';
 import type { ColumnDefinition, Statements, TableDefinition } from '../backends/sql/dialect.js';
 import { dialects } from '../backends/sql/dialects.js';
-import type { SqlDriver } from './store/driver.js';
+import type { SqlDriver } from '../service/sql/driver.js';
 
 const scrypt = promisify(scryptCallback) as (
   password: string,

@@ -3,22 +3,15 @@
 import { ODataError } from '../errors.js';
 import type { Row } from '../model/schema.js';
 import { addDecimal, decimalToString, parseDecimal, type Decimal } from '../values/decimal.js';
-import { collection } from './store/collections.js';
-import type { SqlSession } from './store/driver.js';
-import type { SiteStore } from './store/site-store.js';
+import type { StoreTransaction } from '../service/store.js';
+import { collection } from './collections.js';
 
 /** Adds a comment (validated AddComment parameters) under the next comment number of the work order. */
-export async function addComment(
-  store: SiteStore,
-  session: SqlSession,
-  workOrderId: unknown,
-  sent: Row,
-  now: string,
-): Promise<void> {
-  const comments = collection('WorkOrderComments');
+export async function addComment(tx: StoreTransaction, workOrderId: unknown, sent: Row, now: string): Promise<void> {
+  const comments = collection('WorkOrderComment');
   const id = { WorkOrderID: workOrderId };
-  const next = (await store.maxOf(session, comments, 'CommentID', id)) + 1;
-  await store.insert(session, comments, {
+  const next = (await tx.maxOf(comments, 'CommentID', id)) + 1;
+  await tx.insert(comments, {
     ...id,
     CommentID: next,
     Comment: sent['Comment'],
@@ -40,12 +33,12 @@ export function laborHourSums(records: readonly Row[]): { ActualHours: string; A
 }
 
 /** Recomputes a work order's hour sums from its labor records (after an import added some). */
-export async function updateHourSums(store: SiteStore, session: SqlSession, workOrderId: string): Promise<void> {
+export async function updateHourSums(tx: StoreTransaction, workOrderId: string): Promise<void> {
   const workOrders = collection('WorkOrders');
-  const workOrder = await store.get(workOrders, { WorkOrderID: workOrderId }, session);
+  const workOrder = await tx.get(workOrders, { WorkOrderID: workOrderId });
   if (workOrder === undefined) return;
-  const labor = await store.children(collection('ActualLabor'), { WorkOrderID: workOrderId }, session);
-  await store.update(session, workOrders, { ...workOrder, ...laborHourSums(labor) });
+  const labor = await tx.children(collection('ActualLabor'), { WorkOrderID: workOrderId });
+  await tx.update(workOrders, { ...workOrder, ...laborHourSums(labor) });
 }
 
 /** A stored or sent decimal (text, number or a driver's bigint) as canonical text, to compare values. */
@@ -58,9 +51,9 @@ function decimalText(value: unknown): string | undefined {
  * Removes the oldest labor record equal to the parameters (decimals by value, StartDate as an instant) and sets the
  * work order's hour sums in `workOrder` (the caller stores it); no match is a 404.
  */
-export async function removeLabor(store: SiteStore, session: SqlSession, workOrder: Row, p: Row): Promise<void> {
+export async function removeLabor(tx: StoreTransaction, workOrder: Row, p: Row): Promise<void> {
   const labor = collection('ActualLabor');
-  const records = await store.children(labor, { WorkOrderID: workOrder['WorkOrderID'] }, session);
+  const records = await tx.children(labor, { WorkOrderID: workOrder['WorkOrderID'] });
   const same = (a: unknown, b: unknown): boolean => decimalText(a) === decimalText(b);
   const match = records
     .filter(
@@ -82,6 +75,6 @@ export async function removeLabor(store: SiteStore, session: SqlSession, workOrd
       `Work order ${String(workOrder['WorkOrderID'])} has no labor record with these values`,
     );
   }
-  await store.delete(session, labor, { WorkOrderID: workOrder['WorkOrderID'], LaborID: match['LaborID'] });
+  await tx.delete(labor, { WorkOrderID: workOrder['WorkOrderID'], LaborID: match['LaborID'] });
   Object.assign(workOrder, laborHourSums(records.filter((r) => r !== match)));
 }

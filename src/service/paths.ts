@@ -1,4 +1,4 @@
-// Resource paths of the service: `/<site>/ODataApi/v1/<resource>`, where a resource is the service document, $metadata,
+// Resource paths after a service root, where a resource is the service document, $metadata,
 // an entity set, an entity by key (`WorkOrders('WO-1')`, `POLineItems(PONumber='PO-1',LineNumber=2)`), a property of
 // one (`Parts('P-1')/Description`, `/$value`), a navigation under one (`WorkOrders('WO-1')/Comments`, `.../Comments(3)`,
 // `.../$count`), or a bound action (`WorkOrders('WO-1')/AddComment`).
@@ -27,14 +27,6 @@ export type KeyPredicate =
   | { readonly kind: 'single'; readonly value: LiteralValue }
   | { readonly kind: 'named'; readonly values: ReadonlyMap<string, LiteralValue> };
 
-export interface SplitPath {
-  readonly site: string;
-  /** Segments after /ODataApi/v1, percent-decoded; undefined when the path is not under a site's API root. */
-  readonly resource: readonly string[] | undefined;
-}
-
-const API_ROOT = ['ODataApi', 'v1'];
-
 /** Service-level resources of OData 4.01 (Part 2 §4) this service recognises but does not serve yet. */
 const UNSUPPORTED_ROOTS = new Set(['$batch', '$all', '$entity']);
 
@@ -42,10 +34,9 @@ function notFound(message: string): ODataError {
   return new ODataError('NotFound', message);
 }
 
-/** The site and the resource segments of a request path (`/north/ODataApi/v1/WorkOrders('WO-1')/Comments`). */
-export function splitPath(pathname: string): SplitPath {
-  const raw = pathname.split('/').slice(1);
-  const segments = raw.map((segment) => {
+/** Percent-decodes each `/`-separated segment of a path (`/a/b%20c` → `['', 'a', 'b c']`); a bad escape is a 400. */
+export function decodeSegments(path: string): string[] {
+  return path.split('/').map((segment) => {
     try {
       return decodeURIComponent(segment);
     } catch {
@@ -55,13 +46,14 @@ export function splitPath(pathname: string): SplitPath {
       );
     }
   });
-  const site = segments[0] ?? '';
-  const root = segments.slice(1, 3);
-  if (root.length < 2 || root[0] !== API_ROOT[0] || root[1] !== API_ROOT[1]) return { site, resource: undefined };
-  const rest = segments.slice(3);
+}
+
+/** The decoded segments of a resource path after the service root (`/WorkOrders('WO-1')/Comments`). */
+export function resourceSegments(resource: string): string[] {
+  const segments = decodeSegments(resource.startsWith('/') ? resource.slice(1) : resource);
   // a trailing slash names the same resource
-  if (rest.length > 0 && rest[rest.length - 1] === '') rest.pop();
-  return { site, resource: rest };
+  if (segments.length > 0 && segments[segments.length - 1] === '') segments.pop();
+  return segments;
 }
 
 /** Reads the segments after the API root. A malformed key predicate is a 400; what the names mean is decided later. */

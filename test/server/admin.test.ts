@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminError, importRecords, parseCsv, parseRecords, seedSite } from '../../src/server/admin.js';
 import { demoRows } from '../../src/server/demo.js';
 import { WorkOrder, entitySetNames } from '../../src/server/model.js';
-import { collection } from '../../src/server/store/collections.js';
+import { collection, plantTables } from '../../src/server/collections.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
 const kinds = await storages();
@@ -128,7 +128,7 @@ describe.each(kinds)('import and seed on %s', (storage) => {
     for (const [source, target] of [
       ['Parts', 'Parts'],
       ['POLineItems', 'POLineItems'],
-      ['Comments', 'WorkOrderComments'],
+      ['Comments', 'WorkOrderComment'],
       ['MeterHistory', 'MeterReadingHistory'],
     ] as const) {
       const generated = [...demoRows(source, options)];
@@ -143,7 +143,7 @@ describe.each(kinds)('import and seed on %s', (storage) => {
         ).toBe(JSON.stringify(Object.keys(row).map((k) => [k, normal(row[k])])));
       }
       const [{ n }] = (await store.driver.all(
-        `SELECT count(*) AS n FROM "${c.table}"${storage === 'postgres' ? ` WHERE site = '${site}'` : ''}`,
+        `SELECT count(*) AS n FROM "${plantTables[c.name] ?? c.name}"${storage === 'postgres' ? ` WHERE site = '${site}'` : ''}`,
       )) as [{ n: unknown }];
       expect(Number(n)).toBe(generated.length);
     }
@@ -159,7 +159,7 @@ describe.each(kinds)('import and seed on %s', (storage) => {
     const options = { rows: 1200, seed: 11 };
     // a part with the key of the 700th generated one: the second batch of Parts fails
     const clash = [...demoRows('Parts', options)][699]!;
-    await store.driver.transaction((session) => store.insert(session, collection('Parts'), clash));
+    await store.transaction((tx) => tx.insert(collection('Parts'), clash));
     await expect(seedSite(s.backend, site, options)).rejects.toThrow();
     expect(await store.hasRows(collection('Accounts'))).toBe(false);
     const [{ n }] = (await store.driver.all(

@@ -6,9 +6,9 @@ import { once } from 'node:events';
 import { request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../../src/server/fastify.js';
-import { createNodeServer } from '../../src/server/node-http.js';
-import { ODataService } from '../../src/server/service.js';
+import { createServer } from '../../src/service/fastify.js';
+import { createNodeServer } from '../../src/service/node-http.js';
+import { createPlantService } from '../../src/server/plant-service.js';
 import { startServer, type RunningServer } from './harness.js';
 
 const LIMIT = 256 * 1024;
@@ -73,14 +73,14 @@ describe('request bodies over the limit', () => {
   const servers: { name: string; port: number; close: () => Promise<void> }[] = [];
   beforeAll(async () => {
     s = await startServer('sqlite');
-    const fastify = createServer({ service: new ODataService({ backend: s.backend, maxBodyBytes: LIMIT }) });
+    const fastify = createServer({ service: createPlantService({ backend: s.backend, maxBodyBytes: LIMIT }) });
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     servers.push({
       name: 'Fastify',
       port: (fastify.server.address() as AddressInfo).port,
       close: () => fastify.close(),
     });
-    const plain: Server = createNodeServer(new ODataService({ backend: s.backend, maxBodyBytes: LIMIT }));
+    const plain: Server = createNodeServer(createPlantService({ backend: s.backend, maxBodyBytes: LIMIT }));
     plain.listen(0, '127.0.0.1');
     await once(plain, 'listening');
     servers.push({

@@ -6,10 +6,10 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/server/backend.js';
-import { createServer } from '../../src/server/fastify.js';
-import { createNodeServer } from '../../src/server/node-http.js';
-import { ODataService } from '../../src/server/service.js';
-import type { SiteStore } from '../../src/server/store/site-store.js';
+import { createServer } from '../../src/service/fastify.js';
+import { createNodeServer } from '../../src/service/node-http.js';
+import { createPlantService } from '../../src/server/plant-service.js';
+import type { SqlStore } from '../../src/service/sql/sql-store.js';
 import { startServer, type RunningServer } from './harness.js';
 
 /** The backend, with every read of the store held until its signal aborts (then it rejects as a stopped read would). */
@@ -30,7 +30,7 @@ function holdingReads(backend: Backend, seen: AbortSignal[]): Backend {
               signal.addEventListener('abort', () => reject(signal.reason), { once: true });
             });
         },
-      }) as SiteStore;
+      }) as SqlStore;
     },
   };
 }
@@ -56,7 +56,7 @@ describe('a client that leaves before its answer', () => {
   const closers: (() => Promise<void>)[] = [];
   beforeAll(async () => {
     s = await startServer('sqlite');
-    const service = new ODataService({ backend: holdingReads(s.backend, seen) });
+    const service = createPlantService({ backend: holdingReads(s.backend, seen) });
     const fastify = createServer({ service });
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     ports['Fastify'] = (fastify.server.address() as AddressInfo).port;
@@ -86,7 +86,7 @@ describe('a client that leaves before its answer', () => {
   });
 
   it('does not abort the signal of an answer that was delivered', async () => {
-    const service = new ODataService({ backend: s.backend });
+    const service = createPlantService({ backend: s.backend });
     const signals: AbortSignal[] = [];
     const original = service.handle.bind(service);
     service.handle = (r) => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteBackend } from '../../src/server/backend.js';
 import { loadDemoSite } from '../../src/server/demo-site.js';
-import { collection } from '../../src/server/store/collections.js';
+import { collection } from '../../src/server/collections.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'odata-demo-site-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

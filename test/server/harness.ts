@@ -14,8 +14,8 @@ import {
   type SqliteBackendOptions,
 } from '../../src/server/backend.js';
 import { loadDemoSite } from '../../src/server/demo-site.js';
-import { createServer } from '../../src/server/fastify.js';
-import { ODataService, type ServiceOptions } from '../../src/server/service.js';
+import { createServer } from '../../src/service/fastify.js';
+import { createPlantService, type PlantServiceOptions as ServiceOptions } from '../../src/server/plant-service.js';
 
 export interface RunningServer {
   readonly label: string;
@@ -88,7 +88,7 @@ export async function startServer(
   const { key: otherKey } = await loadDemoSite(backend, otherSite, { seed: 7 });
   const user = { name: 'planner', password: 'correct horse battery' };
   await backend.directory.createUser(site, user.name, user.password);
-  const service = new ODataService({ backend, ...options });
+  const service = createPlantService({ backend, ...options });
   const app = createServer({ service });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -4,7 +4,7 @@
 // databases, read directly through the drivers, to show that a request changed nothing.
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import type { SqlDriver } from '../../src/server/store/driver.js';
+import type { SqlDriver } from '../../src/service/sql/driver.js';
 import type { RunningServer } from './harness.js';
 
 // ── the raw client ───────────────────────────────────────────────────────────

@@ -2,8 +2,8 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeServer } from '../../src/server/node-http.js';
-import { ODataService } from '../../src/server/service.js';
+import { createNodeServer } from '../../src/service/node-http.js';
+import { createPlantService } from '../../src/server/plant-service.js';
 import { startServer, type RunningServer } from './harness.js';
 
 describe('the node:http adapter', () => {
@@ -12,7 +12,7 @@ describe('the node:http adapter', () => {
   let root: string;
   beforeAll(async () => {
     s = await startServer('sqlite');
-    server = createNodeServer(new ODataService({ backend: s.backend, maxBodyBytes: 1024 }));
+    server = createNodeServer(createPlantService({ backend: s.backend, maxBodyBytes: 1024 }));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${s.site}/ODataApi/v1`;
@@ -43,7 +43,7 @@ describe('the node:http adapter', () => {
   });
 
   it('takes the site from the host name first label when asked (the core, called without any HTTP server)', async () => {
-    const service = new ODataService({
+    const service = createPlantService({
       backend: s.backend,
       siteFromHost: true,
       publicUrl: 'https://odata.example.com',

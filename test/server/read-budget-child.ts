@@ -1,6 +1,6 @@
 // Started by read-budget.test.ts as a process of its own: opens the PostgreSQL driver, starts a long statement marked
 // with a comment, and waits to be killed (the test checks that the server stops the statement once this is gone).
-import { openPostgres } from '../../src/server/store/postgres.js';
+import { openPostgres } from '../../src/service/sql/postgres.js';
 
 const [url, marker, budget] = process.argv.slice(2) as [string, string, string];
 const driver = openPostgres(url, { max: 1, queryTimeoutMs: Number(budget) });

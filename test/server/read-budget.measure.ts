@@ -1,4 +1,4 @@
-// The measurements behind the SQLite read budget (src/server/store/sqlite-pool.ts), printed as lines of figures:
+// The measurements behind the SQLite read budget (src/service/sql/sqlite-pool.ts), printed as lines of figures:
 //   node --import tsx test/server/read-budget.measure.ts [stop|cost|guard|http|exit] (default: all but http)
 // stop:  how soon worker.terminate() ends a thread inside JavaScript (an odata_* function per row) and inside one
 //        native SQLite step; how soon a child process dies of SIGKILL in the same step.
@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { registerSqliteFunctions, type SqlParam } from '../../src/backends/sql/index.js';
 import { openSqliteBackend, type SqliteBackendOptions } from '../../src/server/backend.js';
 import { loadDemoSite } from '../../src/server/demo-site.js';
-import { collection } from '../../src/server/store/collections.js';
+import { collection } from '../../src/server/collections.js';
 import { parseQuery } from '../../src/syntax/query-string.js';
 import { validateQuery } from '../../src/validate/bind.js';
 import type { EntitySetName } from '../../src/server/model.js';
@@ -211,7 +211,7 @@ async function serveBuilt(
     const index = new Database(${JSON.stringify(join(dir, 'sites', 'bench.db'))});
     index.exec('CREATE INDEX IF NOT EXISTS po_status_due ON "POLineItems" ("Status", "DueDate", "PONumber", "LineNumber")');
     index.close();
-    const app = server.createServer({ service: new server.ODataService({ backend }) });
+    const app = server.createServer({ service: server.createPlantService({ backend }) });
     await app.listen({ port: 0, host: '127.0.0.1' });
     console.log(JSON.stringify({ port: app.server.address().port, key }));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -20,8 +20,8 @@ import {
   type SqliteBackendOptions,
 } from '../../src/server/backend.js';
 import { loadDemoSite } from '../../src/server/demo-site.js';
-import { collection } from '../../src/server/store/collections.js';
-import type { SiteStore } from '../../src/server/store/site-store.js';
+import { collection } from '../../src/server/collections.js';
+import type { SqlStore } from '../../src/service/sql/sql-store.js';
 import { parseQuery } from '../../src/syntax/query-string.js';
 import { validateQuery } from '../../src/validate/bind.js';
 import type { EntitySetName } from '../../src/server/model.js';
@@ -79,7 +79,7 @@ afterEach(async () => {
 /** An SQLite data directory with two demo sites, and a backend on it with `options`. */
 async function sqliteSites(
   options: SqliteBackendOptions,
-): Promise<{ dir: string; backend: Backend; north: SiteStore; south: SiteStore }> {
+): Promise<{ dir: string; backend: Backend; north: SqlStore; south: SqlStore }> {
   const dir = mkdtempSync(join(tmpdir(), 'odata-budget-'));
   // reads go to the readers under test, not first to the inline try (read-deadline.test.ts tests that)
   const backend = await openSqliteBackend(dir, { inlineReadMs: 0, ...options });
@@ -123,8 +123,8 @@ describe.each([
       const statements = north.readStatements(c, validateQuery(parseQuery(query), c.entityType));
       const pooled = await north.runRead(statements);
       expect(pooled).toStrictEqual(await direct.runRead(statements));
-      expect(pooled.raw.length, `${set}?${query}`).toBeGreaterThan(0);
-      compared += pooled.raw.length;
+      expect(pooled.rows.length, `${set}?${query}`).toBeGreaterThan(0);
+      compared += pooled.rows.length;
     }
     // whole tables, so that every column type (BLOB content included) goes through the threads
     const kinds = new Set<string>();
@@ -361,7 +361,7 @@ describe.runIf(kinds.includes('postgres'))('PostgreSQL budgets', () => {
   /** A backend in a schema of its own, with two demo sites. */
   async function postgresSites(
     options: PostgresBackendOptions,
-  ): Promise<{ url: string; backend: Backend; north: SiteStore; south: SiteStore }> {
+  ): Promise<{ url: string; backend: Backend; north: SqlStore; south: SqlStore }> {
     adminReady ??= admin.connect().then(() => undefined);
     await adminReady;
     const schema = `odata_budget_${process.pid}_${randomBytes(3).toString('hex')}`;

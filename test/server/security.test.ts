@@ -12,8 +12,12 @@ import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresBackend, openSqliteBackend, type Backend } from '../../src/server/backend.js';
-import { createServer, type CreateServerOptions } from '../../src/server/fastify.js';
-import { ODataService, type ServiceOptions } from '../../src/server/service.js';
+import { createServer, type CreateServerOptions } from '../../src/service/fastify.js';
+import {
+  createPlantService,
+  type PlantService,
+  type PlantServiceOptions as ServiceOptions,
+} from '../../src/server/plant-service.js';
 import type { DirectoryOptions } from '../../src/server/tenancy.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 import { exchange, open, reader, sleep, type RawOutcome } from './raw-http.js';
@@ -125,7 +129,7 @@ async function openStorage(
 
 interface Served {
   readonly app: FastifyInstance;
-  readonly service: ODataService;
+  readonly service: PlantService;
   readonly port: number;
   readonly origin: string;
 }
@@ -142,7 +146,7 @@ function serving(): {
   const apps: FastifyInstance[] = [];
   return {
     serve: async (backend, serviceOptions = {}, serverOptions = {}) => {
-      const service = new ODataService({ backend, ...serviceOptions });
+      const service = createPlantService({ backend, ...serviceOptions });
       const app = createServer({ service, ...serverOptions });
       apps.push(app);
       await app.listen({ port: 0, host: '127.0.0.1' });

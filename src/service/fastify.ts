@@ -13,10 +13,10 @@ import Fastify, {
 } from 'fastify';
 import { ODataError } from '../errors.js';
 import { checkContinue, clientGone, discardBody } from './http-body.js';
-import { ODataService, type ServiceResponse } from './service.js';
+import type { HttpService, ServiceResponse } from './service.js';
 
 export interface OdataPluginOptions {
-  readonly service: ODataService;
+  readonly service: HttpService;
 }
 
 /** The service's bodies are written already: Fastify must not re-serialize them or rewrite their Content-Type. */
@@ -108,7 +108,7 @@ export interface ServerTimeouts {
 }
 
 export interface CreateServerOptions {
-  readonly service: ODataService;
+  readonly service: HttpService;
   /** Fastify's logger (pino): false (default), true, or pino options such as `{ level: 'info' }`. */
   readonly logger?: FastifyServerOptions['logger'];
   readonly timeouts?: ServerTimeouts;

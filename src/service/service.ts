@@ -1,9 +1,11 @@
-// The reference service, free of any HTTP framework: a request (method, URL, headers, body bytes) in, a response
-// (status, headers, body) out. The Fastify and node:http adapters only carry bytes to and from `handle`.
+// The OData service of a model, free of any HTTP framework: a request (method, URL, headers, body bytes) in, a
+// response (status, headers, body) out. The adapters (Fastify, node:http, Express, fetch) only carry bytes to and
+// from `handle`. Written once for every model and store: what is particular to an application comes in through its
+// options (where a request's store is and who is asking, computed fields, create and action handlers).
 //
-// Order of checks: the site (404), then credentials (401), then the resource (404), the method (405), the body's
-// media type (415) and size (413), then the query or body (400), then the data (404, 409). (An adapter refuses a body
-// beyond maxBodyBytes while reading it, before any of these: that 413 comes first.)
+// Order of checks: what `resolve` refuses (an unknown tenant 404, credentials 401), then the resource (404), the
+// method (405), the body's media type (415) and size (413), then the query or body (400), then the data (404, 409).
+// (An adapter refuses a body beyond maxBodyBytes while reading it, before any of these: that 413 comes first.)
 import { errorCatalog, isODataError, ODataError, toODataErrorBody } from '../errors.js';
 import { toCsdlJson, toCsdlXml } from '../model/csdl.js';
 import {
@@ -11,7 +13,7 @@ import {
   type ActionDefinition,
   type EntitySet,
   type EntityType,
-  type NavigationProperty,
+  type Model,
   type Property,
   type Row,
 } from '../model/schema.js';
@@ -20,7 +22,6 @@ import type { LiteralValue } from '../syntax/ast.js';
 import { validateQuery, type QueryLimits } from '../validate/bind.js';
 import { suggest } from '../values/suggest.js';
 import type { BoundQuery } from '../validate/bound.js';
-import type { Backend } from './backend.js';
 import {
   checkActionBody,
   checkRules,
@@ -28,18 +29,21 @@ import {
   checkUpdateBody,
   parseJsonBody,
   type BodyOptions,
-} from '../service/body.js';
-import { entityMembers, propertyValueJson, rawEntityWriter, rawValueText } from '../service/json.js';
-import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from '../service/negotiate.js';
-import { entitySetNames, plantDataModel } from './model.js';
-import { parseResource, splitPath, type KeyPredicate, type PathSegment, type ResourcePath } from '../service/paths.js';
-import { collection, collections, type Collection } from './store/collections.js';
-import type { ReadOptions } from './store/driver.js';
-import { computeFields, insertEntity, recordMeterReading } from './writes.js';
-import { addComment, removeLabor } from './work-orders.js';
-import type { ReadStatements, SiteStore } from './store/site-store.js';
-import { RateLimiter, type RateLimit } from '../service/rate-limit.js';
-import type { Credential, Site } from './tenancy.js';
+} from './body.js';
+import { entityMembers, propertyValueJson, rawValueText } from './json.js';
+import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
+import { parseResource, resourceSegments, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
+import type { Readiness } from './sql/driver.js';
+import {
+  collectionOfType,
+  collectionsOf,
+  type PreparedRead,
+  type ReadOptions,
+  type Store,
+  type StoreCollection,
+  type StoreTransaction,
+} from './store.js';
+import { insertRow, touchModified } from './writes.js';
 
 export interface ServiceRequest {
   readonly method: string;
@@ -51,6 +55,8 @@ export interface ServiceRequest {
   readonly id?: string | undefined;
   /** The client's address: failed sign-ins are rate-limited per address. */
   readonly remoteAddress?: string | undefined;
+  /** The scheme the request arrived on, when the adapter knows it (links use it; else `X-Forwarded-Proto`). */
+  readonly protocol?: 'http' | 'https' | undefined;
   /**
    * Aborted when the client is gone (its connection closed before the answer): a running query is stopped (a
    * PostgreSQL cancel, a SQLite reader replaced) instead of finishing for nobody.
@@ -67,8 +73,70 @@ export interface ServiceResponse {
   readonly error?: unknown;
 }
 
-export interface ServiceOptions {
-  readonly backend: Backend;
+/** What `resolve` is told about a request. */
+export interface ResolveRequest {
+  readonly request: ServiceRequest;
+  /** The request's path, without the query string (an absolute-form target's authority removed). */
+  readonly pathname: string;
+  /** The host the request names: the authority of an absolute-form target, or the Host header. */
+  readonly host: string | undefined;
+}
+
+/** Where a request goes: its store, its service root, and what the application's hooks are told about it. */
+export interface Resolved<Context> {
+  readonly store: Store;
+  readonly context: Context;
+  /** The path of the service root in links (`/north/ODataApi/v1`): the base of context URLs, next links, Location. */
+  readonly root: string;
+  /** The resource's path after the root, as sent (`/Parts('P-1')`; '' or '/' for the service document). */
+  readonly resource: string;
+}
+
+/** A write about to reach the store: the full row (after defaults, or merged with the stored row on an update). */
+export interface WriteEvent<Context> {
+  readonly collection: StoreCollection;
+  /** Set computed properties here; throw an ODataError to refuse the write. */
+  readonly row: Row;
+  /** An update: the properties the client sent. */
+  readonly changes?: Row;
+  readonly context: Context;
+  readonly tx: StoreTransaction;
+}
+
+/** A create of an entity set handled by the application (a reading that also updates a current value). */
+export type CreateHandler<Context> = (event: {
+  readonly collection: StoreCollection;
+  /** The body, checked against the entity type's facets and rules. */
+  readonly sent: Row;
+  readonly context: Context;
+  readonly tx: StoreTransaction;
+}) => Promise<Row>;
+
+/**
+ * A bound action's work, inside a transaction that holds the entity (no concurrent update or action on it): the
+ * entity read in that transaction and the checked parameters; its result is the action's answer.
+ */
+export type ActionHandler<Context> = (event: {
+  readonly action: ActionDefinition;
+  readonly collection: StoreCollection;
+  readonly entity: Row;
+  readonly parameters: Row;
+  readonly context: Context;
+  readonly tx: StoreTransaction;
+}) => Promise<unknown>;
+
+export interface ODataServiceOptions<Context = undefined> {
+  readonly model: Model;
+  /** The store of every request; or give `resolve`, which finds each request's own. */
+  readonly store?: Store;
+  /** Where the service root is on this server without `resolve` (default '': `/$metadata`, `/Parts`). */
+  readonly basePath?: string;
+  /**
+   * Finds a request's store and service root, and what the hooks are told about it (a tenant, who is asking). Throws
+   * an ODataError to refuse the request (404 for an unknown tenant, 401 without valid credentials); undefined: no
+   * resource at this path (404).
+   */
+  readonly resolve?: (request: ResolveRequest) => Promise<Resolved<Context> | undefined>;
   /** Most entities in one response; more come through @odata.nextLink (default 100). */
   readonly pageSize?: number;
   /**
@@ -82,15 +150,31 @@ export interface ServiceOptions {
   readonly limits?: Partial<QueryLimits>;
   /** The absolute base of links when the Host header should not be trusted (`https://odata.example.com`). */
   readonly publicUrl?: string;
-  /** Also accept the site as the first label of the host name (`north.odata.example.com/ODataApi/v1/...`). */
-  readonly siteFromHost?: boolean;
   /**
    * Told about every failure that is not a client's mistake (the 500s), with the request. Without it the failure
    * travels on the response (`error`) for the adapter to log, as the Fastify and node:http adapters do.
    */
   readonly onInternalError?: (error: unknown, request: ServiceRequest) => void;
-  /** Requests per second per credential, and failed sign-ins per second per client address (default: no limit). */
-  readonly rateLimit?: RateLimit;
+  /**
+   * `/health` (the process answers) and `/ready` (not shutting down, and `readiness` says the database is ready),
+   * outside the service root, without `resolve`. Off by default.
+   */
+  readonly probes?: { readonly readiness: () => Promise<Readiness> };
+  /** How bodies are read for a request (time zone of offset-less instants, size limits). */
+  readonly bodyOptions?: (context: Context) => BodyOptions;
+  /** Called with every row about to be inserted or updated: computed properties, checks of the whole row. */
+  readonly prepareWrite?: (event: WriteEvent<Context>) => void | Promise<void>;
+  /** Create handlers by entity set name, in place of the plain insert. */
+  readonly create?: Readonly<Record<string, CreateHandler<Context>>>;
+  /** Bound action handlers by action name; an action of the model without one answers 501. */
+  readonly actions?: Readonly<Record<string, ActionHandler<Context>>>;
+  /**
+   * `odata` (default): an action's result as OData JSON (`{"@odata.context":…,"value":true}`); `bare`: the JSON value
+   * alone (`true`), for interfaces that define it so.
+   */
+  readonly actionResults?: 'odata' | 'bare';
+  /** PATCH of the entity set with the key in the body (an update without a key in the path); off by default. */
+  readonly keyInBodyUpdate?: boolean;
 }
 
 /** On every answer, errors included: the service serves data to programs, never pages to frame or sniff. */
@@ -106,16 +190,19 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 /** Errors are always OData JSON, whatever the request accepts (a 406 itself is one). */
 const ERROR_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true';
 
-/** What the model lets clients do with an entity set's entities (a contained collection: read only). */
-function capabilities(set: Collection): EntitySet | { readonly insertable: false; readonly updatable: false } {
-  return plantDataModel.sets.get(set.name) ?? { insertable: false, updatable: false };
+/** What the model lets clients do with a collection's entities (a contained collection: read only). */
+function capabilities(
+  model: Model,
+  set: StoreCollection,
+): EntitySet | { readonly insertable: false; readonly updatable: false } {
+  return model.sets.get(set.name) ?? { insertable: false, updatable: false };
 }
 
 /** The action bound to the set's entities that a path segment names, plainly or qualified by the namespace. */
-function boundAction(set: Collection, segment: string): ActionDefinition | undefined {
-  const prefix = `${plantDataModel.namespace}.`;
+function boundAction(model: Model, set: StoreCollection, segment: string): ActionDefinition | undefined {
+  const prefix = `${model.namespace}.`;
   const name = segment.startsWith(prefix) ? segment.slice(prefix.length) : segment;
-  return plantDataModel.actions.find((action) => action.name === name && action.boundTo === set.name);
+  return model.actions.find((action) => action.name === name && action.boundTo === set.name);
 }
 
 function header(request: ServiceRequest, name: string): string | undefined {
@@ -132,21 +219,50 @@ function httpError(code: keyof typeof errorCatalog, message: string, target?: st
   return new ODataError(code, message, target === undefined ? {} : { target });
 }
 
-export class ODataService {
-  private readonly backend: Backend;
+/** What an HTTP adapter needs of a service: answers, error answers, and the shutdown it drains. */
+export interface HttpService {
+  /** Largest request body in bytes: adapters refuse a larger one while reading it. */
+  readonly maxBodyBytes: number;
+  /** Answers one request; never throws. */
+  handle(request: ServiceRequest): Promise<ServiceResponse>;
+  /** The OData JSON error answer for an error an adapter meets before the service (a body too large). */
+  errorResponse(error: unknown, requestId?: string): ServiceResponse;
+  /** Whether a request for `url` arriving now is refused with `shutdownResponse` (shutdown has begun). */
+  refuses(url: string): boolean;
+  shutdownResponse(requestId?: string): ServiceResponse;
+  /** From now on new requests are refused; those received are answered. */
+  beginShutdown(): void;
+}
+
+/** The OData service of a model (see ODataServiceOptions). */
+export function createODataService<Context = undefined>(options: ODataServiceOptions<Context>): ODataService<Context> {
+  return new ODataService(options);
+}
+
+export class ODataService<Context = undefined> implements HttpService {
+  private readonly model: Model;
+  private readonly collections: ReadonlyMap<string, StoreCollection>;
+  private readonly setNames: readonly string[];
   private readonly pageSize: number;
   private readonly maxPageBytes: number;
   readonly maxBodyBytes: number;
   private readonly limits: Partial<QueryLimits>;
-  private readonly metadataXml = toCsdlXml(plantDataModel);
-  /** Read plans by site, collection, parent and query string, oldest first (at most 1,000). */
+  private readonly metadataXml: string;
+  private readonly metadataJson: string;
+  /** Read plans by store, collection, parent and query string, oldest first (at most 1,000). */
   private readonly plans = new Map<string, ReadPlan>();
-  private readonly metadataJson = JSON.stringify(toCsdlJson(plantDataModel));
-  private readonly limiter: RateLimiter | undefined;
+  /** A number per store, for the plan cache's keys. */
+  private readonly storeIds = new WeakMap<Store, number>();
+  private readonly resolveRequest: (request: ResolveRequest) => Promise<Resolved<Context> | undefined>;
   private shutdown = false;
 
-  constructor(private readonly options: ServiceOptions) {
-    this.backend = options.backend;
+  constructor(private readonly options: ODataServiceOptions<Context>) {
+    this.model = options.model;
+    this.collections = collectionsOf(options.model);
+    this.setNames = [...options.model.sets.keys()];
+    this.metadataXml = toCsdlXml(options.model);
+    this.metadataJson = JSON.stringify(toCsdlJson(options.model));
+    this.resolveRequest = options.resolve ?? this.atBasePath(options);
     this.pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(this.pageSize) || this.pageSize < 1)
       throw new RangeError(`pageSize must be a positive integer, not ${options.pageSize}`);
@@ -154,7 +270,19 @@ export class ODataService {
     if (!(this.maxPageBytes >= 1)) throw new RangeError(`maxPageBytes must be positive, not ${options.maxPageBytes}`);
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.limits = options.limits ?? {};
-    this.limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
+  }
+
+  /** Without `resolve`: one store, the service root at `basePath`. */
+  private atBasePath(
+    options: ODataServiceOptions<Context>,
+  ): (request: ResolveRequest) => Promise<Resolved<Context> | undefined> {
+    const { store } = options;
+    if (store === undefined) throw new TypeError("createODataService needs a store, or resolve to find each request's");
+    const root = (options.basePath ?? '').replace(/\/+$/, '');
+    return async ({ pathname }) => {
+      if (pathname !== root && !pathname.startsWith(`${root}/`)) return undefined;
+      return { store, context: undefined as Context, root, resource: pathname.slice(root.length) };
+    };
   }
 
   /** Answers one request; never throws (an unexpected failure is a 500 without internals). */
@@ -223,7 +351,7 @@ export class ODataService {
    * which answer for themselves (`/health` 200, `/ready` 503).
    */
   refuses(url: string): boolean {
-    return this.shutdown && !isProbe(url.split('?')[0]!);
+    return this.shutdown && !(this.options.probes !== undefined && isProbe(url.split('?')[0]!));
   }
 
   /** The 503 a request that arrives during shutdown gets. */
@@ -245,28 +373,13 @@ export class ODataService {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (kind === 'health') return { status: 200, headers, body: '{"status":"ok"}' };
     if (this.shutdown) return { status: 503, headers, body: '{"status":"shutting down"}' };
-    const state = await this.backend.readiness();
+    const state = await this.options.probes!.readiness();
     if (state.status === 'ready') return { status: 200, headers, body: '{"status":"ready"}' };
     if (state.status === 'busy') {
       headers['retry-after'] = String(state.retryAfter);
       return { status: 503, headers, body: '{"status":"busy"}' };
     }
     return { status: 503, headers, body: '{"status":"database unreachable"}' };
-  }
-
-  /** Spends a token of `key`; 429 when it has none left. */
-  private limit(key: string): void {
-    if (this.limiter === undefined) return;
-    const wait = this.limiter.take(key);
-    if (wait === 0) return;
-    const seconds = Math.max(1, Math.ceil(wait));
-    throw Object.assign(
-      new ODataError(
-        'TooManyRequests',
-        `Rate limit of ${this.limiter.perSecond} requests per second exceeded; retry after ${seconds} s`,
-      ),
-      { retryAfter: seconds },
-    );
   }
 
   // ── routing ────────────────────────────────────────────────────────────────
@@ -280,63 +393,31 @@ export class ODataService {
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
-    if (isProbe(pathname)) return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
-    let { site: siteName, resource } = splitPath(pathname);
-    if (resource === undefined && this.options.siteFromHost === true) {
-      // north.odata.example.com/ODataApi/v1/...: the site is the host's first label
-      const label = (host ?? '').split(':')[0]!.split('.')[0]!;
-      const again = splitPath(`/${label}${pathname}`);
-      if (again.resource !== undefined) ({ site: siteName, resource } = again);
-    }
-    const site = await this.backend.directory.site(siteName);
-    if (site === undefined) throw httpError('NotFound', `No site ${JSON.stringify(siteName.slice(0, 63))}`);
-    // a credential check holds a token of the client address while it runs and keeps it when the credentials are not
-    // valid: an address that keeps failing waits before its next check costs a hash, however many it sends at once
-    const address = `address\n${request.remoteAddress ?? ''}`;
-    this.limit(address);
-    let credential: Credential | undefined;
-    try {
-      credential = await this.backend.directory.authenticate(
-        site.name,
-        header(request, 'api_key'),
-        header(request, 'authorization'),
-      );
-    } catch (error) {
-      this.limiter?.refund(address);
-      throw error;
-    }
-    if (credential !== undefined) this.limiter?.refund(address);
-    else {
-      const sent = header(request, 'api_key') !== undefined || header(request, 'authorization') !== undefined;
-      throw httpError(
-        'Unauthorized',
-        sent ? 'The credentials are not valid for this site' : 'Send an API_KEY header or HTTP Basic credentials',
-      );
-    }
-    this.limit(`${credential.site}\n${credential.kind}\n${credential.name}`);
-    if (resource === undefined)
-      throw httpError('NotFound', `No resource at ${pathname}; the service root is /${site.name}/ODataApi/v1`);
-    const path = parseResource(resource);
-    const context: Context = {
-      site,
-      credential,
-      store: await this.backend.store(site.name),
-      base: this.baseUrl(request, host, site.name),
+    if (this.options.probes !== undefined && isProbe(pathname))
+      return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
+    const resolved = await this.resolveRequest({ request, pathname, host });
+    if (resolved === undefined) throw httpError('NotFound', `No resource at ${pathname.slice(0, 200)}`);
+    const path = parseResource(resourceSegments(resolved.resource));
+    const call: Call<Context> = {
+      store: resolved.store,
+      context: resolved.context,
+      base: this.baseUrl(request, host, resolved.root),
+      resource: resolved.resource.replace(/\/$/, ''),
       url,
       rawQuery,
       request,
     };
-    return this.dispatch(path, context);
+    return this.dispatch(path, call);
   }
 
-  private baseUrl(request: ServiceRequest, hostHeader: string | undefined, site: string): string {
-    if (this.options.publicUrl !== undefined) return `${this.options.publicUrl.replace(/\/$/, '')}/${site}/ODataApi/v1`;
+  private baseUrl(request: ServiceRequest, hostHeader: string | undefined, root: string): string {
+    if (this.options.publicUrl !== undefined) return `${this.options.publicUrl.replace(/\/$/, '')}${root}`;
     const host = hostHeader ?? 'localhost';
-    const proto = header(request, 'x-forwarded-proto') === 'https' ? 'https' : 'http';
-    return `${proto}://${host}/${site}/ODataApi/v1`;
+    const proto = header(request, 'x-forwarded-proto') === 'https' ? 'https' : (request.protocol ?? 'http');
+    return `${proto}://${host}${root}`;
   }
 
-  private async dispatch(path: ResourcePath, c: Context): Promise<ServiceResponse> {
+  private async dispatch(path: ResourcePath, c: Call<Context>): Promise<ServiceResponse> {
     const method = c.request.method.toUpperCase();
     switch (path.kind) {
       case 'service': {
@@ -344,7 +425,7 @@ export class ODataService {
         const format = this.jsonFormat(c);
         return this.json(c, format, 200, {
           ...(format.metadata === 'none' ? {} : { '@odata.context': `${c.base}/$metadata` }),
-          value: entitySetNames.map((name) => ({ name, kind: 'EntitySet', url: name })),
+          value: this.setNames.map((name) => ({ name, kind: 'EntitySet', url: name })),
         });
       }
       case 'metadata': {
@@ -377,7 +458,7 @@ export class ODataService {
    * (`/$count`, or a key and then a property of that entity). Names are resolved against the model here; a name that
    * is nothing of the model is a 404, a `$ref` of something that exists is a 501.
    */
-  private async path(segments: readonly PathSegment[], c: Context, method: string): Promise<ServiceResponse> {
+  private async path(segments: readonly PathSegment[], c: Call<Context>, method: string): Promise<ServiceResponse> {
     const [first, ...rest] = segments;
     if (first === undefined || first.kind !== 'name') throw noResource(c);
     const set = this.set(first.name);
@@ -396,17 +477,17 @@ export class ODataService {
     const key = this.key(set, first.key);
     const canonical = `${set.name}(${describeKey(key, true, set.entityType)})`;
     if (rest.length === 0) {
-      allow(method, capabilities(set).updatable ? ['GET', 'PATCH'] : ['GET']);
+      allow(method, capabilities(this.model, set).updatable ? ['GET', 'PATCH'] : ['GET']);
       if (method === 'PATCH') return this.update(c, set, key);
       return this.readOne(c, set, key, set.name);
     }
     const [second, ...tail] = rest as [PathSegment, ...PathSegment[]];
     if (second.kind === '$ref') throw refUnsupported();
     if (second.kind !== 'name') throw noResource(c);
-    const action = boundAction(set, second.name);
+    const action = boundAction(this.model, set, second.name);
     if (action !== undefined && second.key === undefined && tail.length === 0) {
       allow(method, ['POST']);
-      return this.action(c, action, key);
+      return this.action(c, set, action, key);
     }
     const property = set.entityType.properties.get(second.name);
     if (property !== undefined && second.key === undefined)
@@ -418,9 +499,9 @@ export class ODataService {
         `${set.entityType.name} has no property, navigation or action ${JSON.stringify(second.name.slice(0, 60))}`,
       );
     }
-    const parent = await c.store.get(set, key, undefined, reading(c));
+    const parent = await c.store.get(set, key, reading(c));
     if (parent === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-    const child = collectionOf(navigation);
+    const child = collectionOfType(this.model, navigation.target());
     const parentValues: Row = {};
     for (const [parentKey, childKey] of Object.entries(navigation.foreignKey))
       parentValues[childKey] = parent[parentKey];
@@ -462,23 +543,24 @@ export class ODataService {
   }
 
   /** GET, POST and PATCH on an entity set (which of them the model lets clients use). */
-  private collection(c: Context, set: Collection, method: string): Promise<ServiceResponse> {
-    const { insertable, updatable } = capabilities(set);
-    // PATCH of the set with the key in the body: the interface's form of an update
-    allow(method, ['GET', ...(insertable ? ['POST'] : []), ...(updatable ? ['PATCH'] : [])]);
-    if (method === 'POST') return set.name === 'MeterReadings' ? this.postMeterReading(c) : this.create(c, set);
+  private collection(c: Call<Context>, set: StoreCollection, method: string): Promise<ServiceResponse> {
+    const { insertable, updatable } = capabilities(this.model, set);
+    // PATCH of the set with the key in the body, where the application offers that form of an update
+    const keyInBody = updatable && this.options.keyInBodyUpdate === true;
+    allow(method, ['GET', ...(insertable ? ['POST'] : []), ...(keyInBody ? ['PATCH'] : [])]);
+    if (method === 'POST') return this.create(c, set);
     if (method === 'PATCH') return this.update(c, set, undefined);
     return this.read(c, set);
   }
 
   /** `/$count`: how many entities match $filter, as plain text. */
-  private async count(c: Context, set: Collection, parent?: Row): Promise<ServiceResponse> {
+  private async count(c: Call<Context>, set: StoreCollection, parent?: Row): Promise<ServiceResponse> {
     negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'text/plain');
     const bound = validateQuery(parseQuery(c.rawQuery), set.entityType, this.limits);
     return {
       status: 200,
       headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
-      body: String(await c.store.count(set, bound, parent, reading(c))),
+      body: String(await c.store.count(set, bound, { ...reading(c), ...(parent === undefined ? {} : { parent }) })),
     };
   }
 
@@ -487,9 +569,9 @@ export class ODataService {
    * (§11.2.6.1); 204 when it is null.
    */
   private async property(
-    c: Context,
+    c: Call<Context>,
     method: string,
-    set: Collection,
+    set: StoreCollection,
     key: Row,
     property: Property,
     canonical: string,
@@ -503,7 +585,7 @@ export class ODataService {
     const mediaType = property.type === 'Edm.Binary' ? 'application/octet-stream' : 'text/plain';
     const format = raw ? undefined : this.jsonFormat(c);
     if (raw) negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), mediaType);
-    const row = await c.store.get(set, key, undefined, reading(c));
+    const row = await c.store.get(set, key, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
     const value = row[property.name];
     if (value === null || value === undefined) return { status: 204, headers: { 'odata-version': '4.0' } };
@@ -529,10 +611,10 @@ export class ODataService {
     };
   }
 
-  private set(name: string): Collection {
-    const set = plantDataModel.entitySets.has(name) ? collections.get(name) : undefined;
+  private set(name: string): StoreCollection {
+    const set = this.model.sets.has(name) ? this.collections.get(name) : undefined;
     if (set === undefined) {
-      const near = suggest(name, entitySetNames);
+      const near = suggest(name, this.setNames);
       throw httpError(
         'NotFound',
         `No entity set ${JSON.stringify(name.slice(0, 60))}${near === undefined ? '' : `; did you mean ${near}?`}`,
@@ -546,7 +628,7 @@ export class ODataService {
    * parent determines (its referential constraint): the predicate may name only the others (`Lines(2)` for
    * `Lines(PONumber='PO-1',LineNumber=2)`), and a part it names must agree with the parent.
    */
-  private key(set: Collection, predicate: KeyPredicate, fixed: Row = {}): Row {
+  private key(set: StoreCollection, predicate: KeyPredicate, fixed: Row = {}): Row {
     const keys = set.entityType.key;
     const open = keys.filter((k) => !(k.name in fixed));
     const values = new Map<string, LiteralValue>();
@@ -585,10 +667,15 @@ export class ODataService {
 
   // ── reads ──────────────────────────────────────────────────────────────────
 
-  private async read(c: Context, set: Collection, parent?: Row, contextPath = set.name): Promise<ServiceResponse> {
+  private async read(
+    c: Call<Context>,
+    set: StoreCollection,
+    parent?: Row,
+    contextPath = set.name,
+  ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
     const plan = this.readPlan(c, set, parent);
-    const { raw, count } = await c.store.runRead(plan.statements, reading(c));
+    const { rows: raw, count } = await plan.read.run(reading(c));
     const write = format.ieee754Compatible ? plan.writeCompatible : plan.write;
     let body =
       format.metadata === 'none'
@@ -626,8 +713,8 @@ export class ODataService {
    * row more than the page, to know whether a next link is due) and of the count, and the entity writers. Kept per
    * site, collection, parent and query string: a repeated query skips parsing, binding and SQL generation.
    */
-  private readPlan(c: Context, set: Collection, parent?: Row): ReadPlan {
-    const cacheKey = `${c.site.name}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${c.rawQuery}`;
+  private readPlan(c: Call<Context>, set: StoreCollection, parent?: Row): ReadPlan {
+    const cacheKey = `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${c.rawQuery}`;
     const cached = this.plans.get(cacheKey);
     if (cached !== undefined) return cached;
     const options = parseQuery(c.rawQuery);
@@ -635,15 +722,15 @@ export class ODataService {
     const top = bound.top;
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
     const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
-    const dialect = c.store.driver.dialect;
+    const read = prepareRead(c.store, set, page, parent);
     const plan: ReadPlan = {
-      statements: c.store.readStatements(set, page, parent),
+      read,
       top,
       skip: bound.skip ?? 0,
       pageTop,
       selected: selectSuffix(options.select !== undefined, bound),
-      write: rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }),
-      writeCompatible: rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }),
+      write: read.writer({ ieee754Compatible: false }),
+      writeCompatible: read.writer({ ieee754Compatible: true }),
     };
     if (this.plans.size >= 1000) this.plans.delete(this.plans.keys().next().value!);
     this.plans.set(cacheKey, plan);
@@ -651,20 +738,31 @@ export class ODataService {
   }
 
   /** One entity; `contextSet` names its entity set (or, contained, its parent's navigation) in the context URL. */
-  private async readOne(c: Context, set: Collection, key: Row, contextSet: string): Promise<ServiceResponse> {
+  private async readOne(
+    c: Call<Context>,
+    set: StoreCollection,
+    key: Row,
+    contextSet: string,
+  ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
     // one entity: $select applies; the options that shape a collection do not
     const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
     const { select } = validateQuery(options, set.entityType, this.limits);
-    const row = await c.store.get(set, key, undefined, reading(c));
+    const row = await c.store.get(set, key, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
     return this.entityResponse(c, format, set, row, 200, select, contextSet);
   }
 
+  private storeId(store: Store): number {
+    let id = this.storeIds.get(store);
+    if (id === undefined) this.storeIds.set(store, (id = nextStoreId++));
+    return id;
+  }
+
   private entityResponse(
-    c: Context,
+    c: Call<Context>,
     format: JsonFormat,
-    set: Collection,
+    set: StoreCollection,
     row: Row,
     status: number,
     select: readonly Property[] = readableProperties(set.entityType),
@@ -681,11 +779,11 @@ export class ODataService {
 
   // ── writes ─────────────────────────────────────────────────────────────────
 
-  private bodyOptions(c: Context): BodyOptions {
-    return { timeZone: c.site.timeZone, offsetlessInstants: ['ReadingDate'] };
+  private bodyOptions(c: Call<Context>): BodyOptions {
+    return this.options.bodyOptions?.(c.context) ?? {};
   }
 
-  private readBody(c: Context): unknown {
+  private readBody(c: Call<Context>): unknown {
     const type = header(c.request, 'content-type') ?? '';
     if (!/^application\/json\b/i.test(type.trim())) {
       throw httpError(
@@ -705,20 +803,25 @@ export class ODataService {
     return parseJsonBody(text);
   }
 
-  private async create(c: Context, set: Collection): Promise<ServiceResponse> {
+  private async create(c: Call<Context>, set: StoreCollection): Promise<ServiceResponse> {
     // negotiated before anything is written: a 406 must not follow a committed write
     const format = this.jsonFormat(c);
     const sent = checkCreateBody(set.entityType, this.readBody(c), this.bodyOptions(c));
     checkRules(set.entityType.rules, sent);
-    const stored = await c.store.driver.transaction((session) =>
-      insertEntity(c.store, session, set, sent, c.credential),
+    const handler = this.options.create?.[set.name];
+    const stored = await c.store.transaction((tx) =>
+      handler !== undefined
+        ? handler({ collection: set, sent, context: c.context, tx })
+        : insertRow(tx, this.model, set, sent, (row) =>
+            this.options.prepareWrite?.({ collection: set, row, context: c.context, tx }),
+          ),
     );
     const response = this.entityResponse(c, format, set, stored, 201);
     response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true, set.entityType)})`;
     return response;
   }
 
-  private async update(c: Context, set: Collection, pathKey: Row | undefined): Promise<ServiceResponse> {
+  private async update(c: Call<Context>, set: StoreCollection, pathKey: Row | undefined): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
     const { key, changes } = checkUpdateBody(
       set.entityType,
@@ -726,18 +829,17 @@ export class ODataService {
       pathKey === undefined ? {} : { fromPath: pathKey },
       this.bodyOptions(c),
     );
-    const stored = await c.store.driver.transaction(async (session) => {
-      // a PATCH writes the merged row: concurrent PATCHes of one entity take turns, so that none loses the other's fields
-      await c.store.lock(session, `${set.name}:${JSON.stringify(key)}`);
-      const existing = await c.store.get(set, key, session);
+    const stored = await c.store.transaction(async (tx) => {
+      // a PATCH writes the merged row: concurrent PATCHes (and actions) of one entity take turns, so that none loses
+      // the other's fields
+      await tx.lock(entityLock(set, key));
+      const existing = await tx.get(set, key);
       if (existing === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
       const row: Row = { ...existing, ...changes };
       checkRules(set.entityType.rules, row);
-      computeFields(set, row, c.credential, changes);
-      const now = new Date().toISOString();
-      for (const property of set.entityType.properties.values())
-        if (property.managed === 'modified') row[property.name] = now;
-      await c.store.update(session, set, row);
+      await this.options.prepareWrite?.({ collection: set, row, changes, context: c.context, tx });
+      touchModified(set.entityType, row, new Date().toISOString());
+      await tx.update(set, row);
       return row;
     });
     if (/return=minimal/i.test(header(c.request, 'prefer') ?? '')) {
@@ -746,41 +848,42 @@ export class ODataService {
     return this.entityResponse(c, format, set, stored, 200);
   }
 
-  // ── meter readings and actions ─────────────────────────────────────────────
+  // ── actions ────────────────────────────────────────────────────────────────
 
-  private async postMeterReading(c: Context): Promise<ServiceResponse> {
-    const readings = collection('MeterReadings');
-    const format = this.jsonFormat(c);
-    const sent = checkCreateBody(readings.entityType, this.readBody(c), this.bodyOptions(c));
-    const stored = await c.store.driver.transaction((session) => recordMeterReading(c.store, session, sent));
-    const response = this.entityResponse(c, format, readings, stored, 201);
-    response.headers['location'] =
-      `${c.base}/MeterReadings(${describeKey({ MeterID: stored['MeterID'] }, true, readings.entityType)})`;
-    return response;
-  }
-
-  private async action(c: Context, action: ActionDefinition, key: Row): Promise<ServiceResponse> {
-    negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'application/json');
+  private async action(
+    c: Call<Context>,
+    set: StoreCollection,
+    action: ActionDefinition,
+    key: Row,
+  ): Promise<ServiceResponse> {
+    const bare = this.options.actionResults === 'bare';
+    const format = bare ? undefined : this.jsonFormat(c);
+    if (bare) negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'application/json');
+    const handler = this.options.actions?.[action.name];
+    if (handler === undefined)
+      throw httpError('NotImplemented', `The action ${action.name} is not implemented by this service`);
     const parameters = checkActionBody(action, this.readBody(c), this.bodyOptions(c));
-    const workOrders = collection('WorkOrders');
-    await c.store.driver.transaction(async (session) => {
-      // one action at a time per work order: comment numbers and labor removals do not race
-      await c.store.lock(session, `WorkOrders:${String(key['WorkOrderID'])}`);
-      const workOrder = await c.store.get(workOrders, key, session);
-      if (workOrder === undefined) throw httpError('NotFound', `No work order ${describeKey(key)}`);
-      const now = new Date().toISOString();
-      if (action.name === 'AddComment') await addComment(c.store, session, workOrder['WorkOrderID'], parameters, now);
-      else await removeLabor(c.store, session, workOrder, parameters);
-      await c.store.update(session, workOrders, { ...workOrder, LastModifiedDate: now });
+    const result = await c.store.transaction(async (tx) => {
+      // one write at a time per entity: an action and a PATCH of the same entity do not race
+      await tx.lock(entityLock(set, key));
+      const entity = await tx.get(set, key);
+      if (entity === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+      return handler({ action, collection: set, entity, parameters, context: c.context, tx });
     });
-    // the interface's answer is the JSON Boolean itself, not OData's {"value":true} wrapper (MODEL.md "Actions")
-    return { status: 200, headers: { 'content-type': 'application/json', 'odata-version': '4.0' }, body: 'true' };
+    const json = JSON.stringify(result ?? null);
+    if (format === undefined)
+      return { status: 200, headers: { 'content-type': 'application/json', 'odata-version': '4.0' }, body: json };
+    const context =
+      format.metadata === 'none'
+        ? ''
+        : `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${action.returnType}`)},`;
+    return { status: 200, headers: this.jsonHeaders(format), body: `{${context}"value":${json}}` };
   }
 
   // ── responses ──────────────────────────────────────────────────────────────
 
   /** The JSON format the request accepts (406 when none): `$format` or the Accept header. */
-  private jsonFormat(c: Context): JsonFormat {
+  private jsonFormat(c: Call<Context>): JsonFormat {
     return negotiateJson(header(c.request, 'accept'), formatOption(c.rawQuery), header(c.request, 'content-type'));
   }
 
@@ -788,28 +891,31 @@ export class ODataService {
     return { 'content-type': format.contentType, 'odata-version': '4.0' };
   }
 
-  private json(_c: Context, format: JsonFormat, status: number, body: unknown): ServiceResponse {
+  private json(_c: Call<Context>, format: JsonFormat, status: number, body: unknown): ServiceResponse {
     return { status, headers: this.jsonHeaders(format), body: JSON.stringify(body) };
   }
 }
 
 interface ReadPlan {
-  readonly statements: ReadStatements;
+  readonly read: PreparedRead;
   readonly top: number | undefined;
   readonly skip: number;
   readonly pageTop: number;
   /** `(A,B)` after the context URL's set when $select was given. */
   readonly selected: string;
-  readonly write: (raw: Readonly<Record<string, unknown>>) => string;
-  readonly writeCompatible: (raw: Readonly<Record<string, unknown>>) => string;
+  readonly write: (row: unknown) => string;
+  readonly writeCompatible: (row: unknown) => string;
 }
 
-interface Context {
-  readonly site: Site;
-  readonly credential: Credential;
-  readonly store: SiteStore;
-  /** The absolute service root of the site (`http://host/north/ODataApi/v1`). */
+/** One request on its way through the service. */
+interface Call<Context> {
+  readonly store: Store;
+  /** What `resolve` found for the hooks. */
+  readonly context: Context;
+  /** The absolute service root (`http://host/north/ODataApi/v1`). */
   readonly base: string;
+  /** The resource's path after the root, as sent, without a trailing slash. */
+  readonly resource: string;
   /** The request target in origin form (an absolute-form target without its scheme and authority). */
   readonly url: string;
   readonly rawQuery: string;
@@ -835,15 +941,12 @@ function selectSuffix(selected: boolean, bound: BoundQuery): string {
 }
 
 /** The query string with $skip and $top replaced, as an absolute URL of the same resource. */
-function nextLink(c: Context, skip: number, remaining: number | undefined): string {
+function nextLink<Context>(c: Call<Context>, skip: number, remaining: number | undefined): string {
   const kept = c.rawQuery.split('&').filter((pair) => pair !== '' && !/^(%24|\$)?(skip|top)=/i.test(pair));
   kept.push(`$skip=${skip}`);
   if (remaining !== undefined) kept.push(`$top=${remaining}`);
-  // the resource as the client addressed it, under the site's base (which names the site even when the host did)
-  const q = c.url.indexOf('?');
-  const path = q < 0 ? c.url : c.url.slice(0, q);
-  const resource = path.slice(path.indexOf('/ODataApi/v1') + '/ODataApi/v1'.length);
-  return `${c.base}${resource}?${kept.join('&')}`;
+  // the resource as the client addressed it, under the base (which names a tenant even when the host did)
+  return `${c.base}${c.resource}?${kept.join('&')}`;
 }
 
 function keyValue(property: Property, literal: LiteralValue, set: string): unknown {
@@ -862,7 +965,7 @@ function keyValue(property: Property, literal: LiteralValue, set: string): unkno
   return 'value' in literal ? (typeof literal.value === 'bigint' ? literal.value.toString() : literal.value) : null;
 }
 
-function keyOf(set: Collection, row: Row): Row {
+function keyOf(set: StoreCollection, row: Row): Row {
   return Object.fromEntries(set.entityType.key.map((p) => [p.name, row[p.name]]));
 }
 
@@ -899,7 +1002,7 @@ function formatOption(rawQuery: string): string | undefined {
   return undefined;
 }
 
-function noResource(c: Context): ODataError {
+function noResource<Context>(c: Call<Context>): ODataError {
   const q = c.url.indexOf('?');
   return httpError('NotFound', `No resource at ${(q < 0 ? c.url : c.url.slice(0, q)).slice(0, 200)}`);
 }
@@ -908,16 +1011,27 @@ function refUnsupported(): ODataError {
   return httpError('NotImplemented', 'Entity references ($ref) are not offered by this service yet');
 }
 
-/** The collection a navigation leads to: the target's entity set, or its contained collection. */
-function collectionOf(navigation: NavigationProperty): Collection {
-  return [...collections.values()].find((x) => x.entityType === navigation.target())!;
-}
-
 function pick(row: Row, properties: readonly Property[]): Row {
   return Object.fromEntries(properties.map((p) => [p.name, row[p.name]]));
 }
 
 /** What stops a read early: the client leaving (the backend's budget applies either way). */
-function reading(c: Context): ReadOptions {
+let nextStoreId = 1;
+
+/** A store's prepared read, or the service's own over `read` and the decoded rows' JSON writer. */
+function prepareRead(store: Store, set: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
+  if (store.prepareRead !== undefined) return store.prepareRead(set, query, parent);
+  return {
+    run: (options) => store.read(set, query, { ...options, ...(parent === undefined ? {} : { parent }) }),
+    writer: (options) => (row) => entityMembers(query.select, row as Row, options),
+  };
+}
+
+/** The lock a write of one entity holds for its transaction. */
+function entityLock(set: StoreCollection, key: Row): string {
+  return `${set.name}:${JSON.stringify(key)}`;
+}
+
+function reading<Context>(c: Call<Context>): ReadOptions {
   return c.request.signal === undefined ? {} : { signal: c.request.signal };
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ODataError } from '../errors.js';
-import type { ODataService } from './service.js';
+import type { HttpService } from './service.js';
 
 /**
  * After a 413 the client is usually still sending the body: closing at once would make its writes fail (EPIPE,
@@ -27,7 +27,7 @@ export function discardBody(request: IncomingMessage, limit: number): void {
  * client sends it; anything else is told to continue and handled as usual.
  */
 export function checkContinue(
-  service: ODataService,
+  service: HttpService,
   request: IncomingMessage,
   response: ServerResponse,
   handle: () => void,

@@ -1,0 +1,32 @@
+// odata-engine/service: a complete OData service for any model over any store (docs/embedding.md). The adapters
+// (odata-engine/service/fastify, /node, /fetch) and the SQL drivers (/sqlite, /postgres) are entries of their own,
+// so that no framework or driver is loaded unless it is imported.
+export {
+  createODataService,
+  ODataService,
+  type ActionHandler,
+  type CreateHandler,
+  type HttpService,
+  type ODataServiceOptions,
+  type Resolved,
+  type ResolveRequest,
+  type ServiceRequest,
+  type ServiceResponse,
+  type WriteEvent,
+} from './service.js';
+export {
+  collectionOfType,
+  collectionsOf,
+  duplicateKey,
+  type PreparedRead,
+  type ReadOptions,
+  type ReadResult,
+  type Store,
+  type StoreCollection,
+  type StoreTransaction,
+} from './store.js';
+export { MemoryStore } from './memory-store.js';
+export { openSqlStore, schemaSql, SqlStore, type SqlStoreOptions, type SqlTransaction } from './sql/sql-store.js';
+export type { SqlDriver, SqlSession, Readiness } from './sql/driver.js';
+export type { BodyOptions } from './body.js';
+export { insertRow, touchModified } from './writes.js';

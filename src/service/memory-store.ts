@@ -1,0 +1,238 @@
+// A store over JavaScript arrays: reads run the memory backend's compiled queries, writes go to the arrays. A
+// transaction keeps its writes to itself until it commits (readers never see half of one), and transactions take
+// turns. For tests, prototypes, fixtures and data that fits in memory; nothing is written to disk.
+import { compileQuery } from '../backends/memory/compile.js';
+import type { EntityType, Model, Row } from '../model/schema.js';
+import type { BoundQuery } from '../validate/bound.js';
+import { entityMembers } from './json.js';
+import {
+  collectionOfType,
+  collectionsOf,
+  duplicateKey,
+  type PreparedRead,
+  type ReadOptions,
+  type ReadResult,
+  type Store,
+  type StoreCollection,
+  type StoreTransaction,
+} from './store.js';
+
+/** What changes the arrays: a transaction's writes, applied together at commit. */
+type Change = { readonly kind: 'put'; readonly row: Row } | { readonly kind: 'delete' };
+
+export class MemoryStore implements Store {
+  private readonly collections: ReadonlyMap<string, StoreCollection>;
+  private readonly arrays = new Map<StoreCollection, Row[]>();
+  /** Position of each row in its array, by key text; rebuilt when the array changed behind the store's back. */
+  private readonly indexes = new Map<StoreCollection, { readonly length: number; readonly at: Map<string, number> }>();
+  private readonly sequences = new Map<string, number>();
+  /** The end of the last transaction begun: the next one starts after it. */
+  private turn: Promise<unknown> = Promise.resolve();
+
+  /**
+   * `data`: rows by collection name (entity sets, contained collections by their entity type's name). The arrays are
+   * the store's from then on: it writes into them, and indexes them by key.
+   */
+  constructor(
+    readonly model: Model,
+    data: Readonly<Record<string, Row[]>> = {},
+  ) {
+    this.collections = collectionsOf(model);
+    for (const name of Object.keys(data))
+      if (!this.collections.has(name)) throw new Error(`${name} is no collection of the model`);
+    for (const c of this.collections.values()) this.arrays.set(c, data[c.name] ?? []);
+  }
+
+  /** The array of a collection's rows. */
+  rows(name: string): Row[] {
+    const c = this.collections.get(name);
+    if (c === undefined) throw new Error(`${name} is no collection of the model`);
+    return this.arrays.get(c)!;
+  }
+
+  // ── reads ──────────────────────────────────────────────────────────────────
+
+  prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
+    const compiled = compileQuery(query);
+    const withNavigation = query.filter !== undefined && c.entityType.navigation.size > 0;
+    const run = async (): Promise<ReadResult> => {
+      let rows: Iterable<Row> = this.arrays.get(c)!;
+      const scope = { ...parent };
+      if (Object.keys(scope).length > 0) rows = [...rows].filter((row) => matchesAll(row, scope));
+      if (withNavigation) rows = this.withChildren(c.entityType, rows);
+      const { value, count } = compiled.run(rows);
+      return count === undefined ? { rows: value } : { rows: value, count };
+    };
+    return {
+      run,
+      writer: (options) => (row) => entityMembers(query.select, row as Row, options),
+    };
+  }
+
+  read(
+    c: StoreCollection,
+    query: BoundQuery,
+    options: ReadOptions & { readonly parent?: Row } = {},
+  ): Promise<ReadResult> {
+    return this.prepareRead(c, query, options.parent).run() as Promise<ReadResult>;
+  }
+
+  async count(
+    c: StoreCollection,
+    query: BoundQuery,
+    options: ReadOptions & { readonly parent?: Row } = {},
+  ): Promise<number> {
+    const { count } = await this.read(c, { ...query, count: true, top: 0, skip: 0 }, options);
+    return count ?? 0;
+  }
+
+  async get(c: StoreCollection, key: Row): Promise<Row | undefined> {
+    const at = this.indexOf(c).get(this.keyText(c, key));
+    return at === undefined ? undefined : { ...this.arrays.get(c)![at]! };
+  }
+
+  /** Rows seen through lambdas (`any`, `all`) and `/$count` of navigations: each with its children's arrays. */
+  private withChildren(entityType: EntityType, rows: Iterable<Row>): Row[] {
+    const navigations = [...entityType.navigation.values()].map((navigation) => {
+      const target = collectionOfType(this.model, navigation.target());
+      const pairs = Object.entries(navigation.foreignKey);
+      const byParent = new Map<string, Row[]>();
+      for (const child of this.arrays.get(target)!) {
+        const text = pairs.map(([, childName]) => String(child[childName])).join('\u0000');
+        let list = byParent.get(text);
+        if (list === undefined) byParent.set(text, (list = []));
+        list.push(child);
+      }
+      return { name: navigation.name, pairs, byParent };
+    });
+    const out: Row[] = [];
+    for (const row of rows) {
+      const view: Row = Object.create(row) as Row;
+      for (const { name, pairs, byParent } of navigations) {
+        const text = pairs.map(([parentName]) => String(row[parentName])).join('\u0000');
+        Object.defineProperty(view, name, { value: byParent.get(text) ?? [], enumerable: false });
+      }
+      out.push(view);
+    }
+    return out;
+  }
+
+  // ── writes ─────────────────────────────────────────────────────────────────
+
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    const run = this.turn.then(async () => {
+      const changes = new Map<StoreCollection, Map<string, Change>>();
+      const sequences = new Map<string, number>();
+      const result = await work(this.transactionOf(changes, sequences));
+      this.commit(changes, sequences);
+      return result;
+    });
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  private transactionOf(
+    changes: Map<StoreCollection, Map<string, Change>>,
+    sequences: Map<string, number>,
+  ): StoreTransaction {
+    const changesOf = (c: StoreCollection): Map<string, Change> => {
+      let map = changes.get(c);
+      if (map === undefined) changes.set(c, (map = new Map()));
+      return map;
+    };
+    /** The rows of `c` as this transaction sees them. */
+    const current = (c: StoreCollection): Row[] => {
+      const pending = changes.get(c);
+      const base = this.arrays.get(c)!;
+      if (pending === undefined) return base;
+      const rows = base.filter((row) => !pending.has(this.keyText(c, row)));
+      for (const change of pending.values()) if (change.kind === 'put') rows.push(change.row);
+      return rows;
+    };
+    const get = async (c: StoreCollection, key: Row): Promise<Row | undefined> => {
+      const change = changes.get(c)?.get(this.keyText(c, key));
+      if (change !== undefined) return change.kind === 'put' ? { ...change.row } : undefined;
+      return this.get(c, key);
+    };
+    return {
+      get,
+      children: async (c, where) =>
+        current(c)
+          .filter((row) => matchesAll(row, where))
+          .map((row) => ({ ...row })),
+      insert: async (c, row) => {
+        if ((await get(c, row)) !== undefined) throw duplicateKey(c, row);
+        changesOf(c).set(this.keyText(c, row), { kind: 'put', row: { ...row } });
+      },
+      update: async (c, row) => {
+        if ((await get(c, row)) !== undefined) changesOf(c).set(this.keyText(c, row), { kind: 'put', row: { ...row } });
+      },
+      delete: async (c, key) => {
+        if ((await get(c, key)) === undefined) return false;
+        changesOf(c).set(this.keyText(c, key), { kind: 'delete' });
+        return true;
+      },
+      // transactions take turns already: holding a name adds nothing
+      lock: async () => undefined,
+      nextSequence: async (name) => {
+        const next = (sequences.get(name) ?? this.sequences.get(name) ?? 0) + 1;
+        sequences.set(name, next);
+        return next;
+      },
+      maxOf: async (c, property, where) => {
+        let max = 0;
+        for (const row of current(c)) {
+          const value = Number(row[property]);
+          if (matchesAll(row, where) && value > max) max = value;
+        }
+        return max;
+      },
+    };
+  }
+
+  private commit(changes: Map<StoreCollection, Map<string, Change>>, sequences: Map<string, number>): void {
+    for (const [c, pending] of changes) {
+      const array = this.arrays.get(c)!;
+      const index = this.indexOf(c);
+      const removed = new Set<number>();
+      for (const [text, change] of pending) {
+        const at = index.get(text);
+        if (change.kind === 'delete') {
+          if (at !== undefined) removed.add(at);
+        } else if (at === undefined) array.push(change.row);
+        else array[at] = change.row;
+      }
+      if (removed.size > 0) {
+        let kept = 0;
+        for (let i = 0; i < array.length; i++) if (!removed.has(i)) array[kept++] = array[i]!;
+        array.length = kept;
+      }
+      this.indexes.delete(c);
+    }
+    for (const [name, value] of sequences) this.sequences.set(name, value);
+  }
+
+  // ── keys ───────────────────────────────────────────────────────────────────
+
+  private keyText(c: StoreCollection, row: Row): string {
+    let text = '';
+    for (const name of c.parentKey ?? []) text += `${String(row[name])}\u0000`;
+    for (const property of c.entityType.key) text += `${String(row[property.name])}\u0000`;
+    return text;
+  }
+
+  private indexOf(c: StoreCollection): Map<string, number> {
+    const array = this.arrays.get(c)!;
+    const known = this.indexes.get(c);
+    if (known !== undefined && known.length === array.length) return known.at;
+    const at = new Map<string, number>();
+    for (let i = 0; i < array.length; i++) at.set(this.keyText(c, array[i]!), i);
+    this.indexes.set(c, { length: array.length, at });
+    return at;
+  }
+}
+
+function matchesAll(row: Row, where: Row): boolean {
+  for (const name in where) if (String(row[name]) !== String(where[name])) return false;
+  return true;
+}

@@ -1,0 +1,114 @@
+// The contract between the OData service and where the data lives. The service parses, binds and checks everything
+// a client sends, and a store only keeps rows: it reads a bound query, finds one row by key and writes rows inside a
+// transaction. Shipped stores: SQL (SQLite, PostgreSQL, MySQL/MariaDB; tables made from the model) and memory
+// (arrays). docs/embedding.md says how to write one of your own.
+import { ODataError } from '../errors.js';
+import type { EntityType, Model, Row } from '../model/schema.js';
+import type { BoundQuery } from '../validate/bound.js';
+
+/**
+ * Where a store keeps one kind of entity: an entity set (named after it), or a collection contained under a parent's
+ * navigation (named after its entity type), whose rows lead their key with the parent's key.
+ */
+export interface StoreCollection {
+  readonly name: string;
+  readonly entityType: EntityType;
+  /** A contained collection's parent key properties: properties of its entity type, part of each row's identity. */
+  readonly parentKey?: readonly string[];
+}
+
+/** Every collection of a model: its entity sets, then the collections contained under their navigations. */
+export function collectionsOf(model: Model): ReadonlyMap<string, StoreCollection> {
+  const cached = collectionCache.get(model);
+  if (cached !== undefined) return cached;
+  const all = new Map<string, StoreCollection>();
+  for (const [name, set] of model.sets) all.set(name, Object.freeze({ name, entityType: set.entityType }));
+  for (const type of model.entityTypes.values()) {
+    for (const navigation of type.navigation.values()) {
+      if (navigation.contained !== true) continue;
+      const target = navigation.target();
+      if (!all.has(target.name))
+        all.set(
+          target.name,
+          Object.freeze({ name: target.name, entityType: target, parentKey: Object.values(navigation.foreignKey) }),
+        );
+    }
+  }
+  collectionCache.set(model, all);
+  return all;
+}
+
+const collectionCache = new WeakMap<Model, ReadonlyMap<string, StoreCollection>>();
+
+/** The collection that keeps an entity type's rows (the first set of that type, or its contained collection). */
+export function collectionOfType(model: Model, entityType: EntityType): StoreCollection {
+  for (const c of collectionsOf(model).values()) if (c.entityType === entityType) return c;
+  throw new Error(`No collection of the model keeps ${entityType.name}`);
+}
+
+/** How a read may be stopped early; the store's own budget applies either way. */
+export interface ReadOptions {
+  /** Aborted when the client is gone: a store that can stop a running statement does, and rejects with its reason. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ReadResult {
+  /** The rows of the page, with the properties of the query's `select`. */
+  readonly rows: readonly Row[];
+  /** How many rows the filter keeps, `$top` and `$skip` aside: present when the query asks for `$count`. */
+  readonly count?: number;
+}
+
+/**
+ * A read made once and run many times (the service keeps it per query): a store's fast path, such as SQL text and a
+ * JSON writer that reads the driver's rows without decoding them first. Stores without one get the service's default
+ * over `read`.
+ */
+export interface PreparedRead {
+  run(options?: ReadOptions): Promise<{ readonly rows: readonly unknown[]; readonly count?: number }>;
+  /** The JSON members of one row as `run` returns it (`"A":1,"B":"x"`), for the query's `select`. */
+  writer(options: { readonly ieee754Compatible: boolean }): (row: unknown) => string;
+}
+
+/** Row access inside a transaction: everything it writes lands at commit, or nothing does. */
+export interface StoreTransaction {
+  /** One row by its full key (a contained row's key includes its parent key), every property. */
+  get(c: StoreCollection, key: Row): Promise<Row | undefined>;
+  /** Every row whose properties equal `where` (a parent's children), every property, in key order. */
+  children(c: StoreCollection, where: Row): Promise<Row[]>;
+  /** Adds a row with every property; a row with its key exists: rejects with `duplicateKey(c, row)`. */
+  insert(c: StoreCollection, row: Row): Promise<void>;
+  /** Writes every property of `row` to the row with its key (the service read it first, in this transaction). */
+  update(c: StoreCollection, row: Row): Promise<void>;
+  /** Removes the row with this key; whether there was one. */
+  delete(c: StoreCollection, key: Row): Promise<boolean>;
+  /** Waits until no other transaction holds `name`, then holds it until this one ends. */
+  lock(name: string): Promise<void>;
+  /** The next value (1, 2, ...) of a named counter the store keeps. */
+  nextSequence(name: string): Promise<number>;
+  /** The largest value of an integer property among the rows whose properties equal `where` (0 when none). */
+  maxOf(c: StoreCollection, property: string, where: Row): Promise<number>;
+}
+
+/**
+ * Where an OData service's rows live. The service hands a store only what it has checked: bound queries (names
+ * resolved, types known), keys of the right types, and rows that passed the model's facets and rules.
+ */
+export interface Store {
+  /** The rows of a bound query: filtered, ordered, paged and projected as it says, with the count it asks for. */
+  read(c: StoreCollection, query: BoundQuery, options?: ReadOptions & { readonly parent?: Row }): Promise<ReadResult>;
+  /** How many rows the query's filter keeps (`/$count`). */
+  count(c: StoreCollection, query: BoundQuery, options?: ReadOptions & { readonly parent?: Row }): Promise<number>;
+  /** One row by its full key, every property; undefined when there is none. */
+  get(c: StoreCollection, key: Row, options?: ReadOptions): Promise<Row | undefined>;
+  /** Runs `work` in a transaction: commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /** Optional fast path for collection reads (see PreparedRead). */
+  prepareRead?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead;
+}
+
+/** What `insert` rejects with when a row with the same key exists: a 409 naming the key. */
+export function duplicateKey(c: StoreCollection, row: Row): ODataError {
+  const key = c.entityType.key.map((p) => `${p.name}=${String(row[p.name])}`).join(',');
+  return new ODataError('Conflict', `${c.entityType.name} (${key}) exists`);
+}

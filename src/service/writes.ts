@@ -1,0 +1,116 @@
+// What a create and an update do to a row beside the client's fields, for every model: defaults filled in (fixed
+// values, the time, GUIDs, sequences, the next line number under the same parent), the principal of every
+// referential constraint checked, the managed timestamps kept.
+import { randomUUID } from 'node:crypto';
+import { ODataError } from '../errors.js';
+import type { EntityType, Model, Row } from '../model/schema.js';
+import { collectionOfType, collectionsOf, type StoreCollection, type StoreTransaction } from './store.js';
+
+/**
+ * Inserts a checked create body (checkCreateBody) into `c` and returns the stored row: defaults filled in, the
+ * principals checked, then `prepare` (the application's computed fields) before the store writes it.
+ */
+export async function insertRow(
+  tx: StoreTransaction,
+  model: Model,
+  c: StoreCollection,
+  sent: Row,
+  prepare?: (row: Row) => void | Promise<void>,
+): Promise<Row> {
+  const row = await withDefaults(tx, c, sent);
+  await checkPrincipals(tx, model, c.entityType, row);
+  await prepare?.(row);
+  await tx.insert(c, row);
+  return row;
+}
+
+/** Sets the properties the service keeps as the time of the last write (`managed: 'modified'`). */
+export function touchModified(entityType: EntityType, row: Row, now: string): void {
+  for (const property of entityType.properties.values()) if (property.managed === 'modified') row[property.name] = now;
+}
+
+/** Fills what a create omitted: defaults, sequences, line numbers, GUIDs and timestamps. */
+async function withDefaults(tx: StoreTransaction, c: StoreCollection, sent: Row): Promise<Row> {
+  const now = new Date().toISOString();
+  const row: Row = { ...sent };
+  for (const property of c.entityType.properties.values()) {
+    if (row[property.name] !== undefined) continue;
+    const fallback = property.default;
+    if (property.managed !== undefined) row[property.name] = now;
+    else if (fallback === undefined) row[property.name] = null;
+    else if ('value' in fallback)
+      row[property.name] = property.type === 'Edm.Decimal' ? String(fallback.value) : fallback.value;
+    else if (fallback.generate === 'now') row[property.name] = now;
+    else if (fallback.generate === 'uuid') row[property.name] = randomUUID();
+    else if (fallback.generate === 'sequence') {
+      // the next number not taken yet (imported or loaded records may have used some)
+      for (;;) {
+        const n = await tx.nextSequence(`${c.name}.${property.name}`);
+        const value = `${fallback.prefix}${String(n).padStart(fallback.digits, '0')}`;
+        if ((await tx.get(c, { [property.name]: value })) === undefined) {
+          row[property.name] = value;
+          break;
+        }
+      }
+    } else {
+      // the next line number among the rows that share the rest of the key (the lines of one order)
+      const scope: Row = {};
+      for (const key of c.entityType.key) if (key !== property) scope[key.name] = row[key.name];
+      for (const name of c.parentKey ?? []) scope[name] = row[name];
+      // concurrent creates under one parent take turns, so that no two get the same number
+      await tx.lock(`${c.name}:${property.name}:${JSON.stringify(scope)}`);
+      row[property.name] = (await tx.maxOf(c, property.name, scope)) + 1;
+    }
+  }
+  return row;
+}
+
+/**
+ * The principal of every referential constraint that leads to this entity type must exist: a line names an order
+ * that exists (a 400 naming the property, never a dangling row).
+ */
+async function checkPrincipals(tx: StoreTransaction, model: Model, entityType: EntityType, row: Row): Promise<void> {
+  for (const principal of principalsOf(model, entityType)) {
+    const key: Row = {};
+    for (const [parent, child] of principal.foreignKey) key[parent] = row[child];
+    if (Object.values(key).some((value) => value === null || value === undefined)) continue;
+    if ((await tx.get(principal.collection, key)) === undefined) {
+      const [, child] = principal.foreignKey[0]!;
+      throw new ODataError(
+        'InvalidBody',
+        `${child} ${String(row[child])} names no ${principal.collection.entityType.name}`,
+        { target: child },
+      );
+    }
+  }
+}
+
+interface Principal {
+  readonly collection: StoreCollection;
+  /** Principal key property and the dependent property that holds its value. */
+  readonly foreignKey: readonly (readonly [string, string])[];
+}
+
+/** The navigations that lead to `dependent` and whose constraint covers their principal's whole key. */
+function principalsOf(model: Model, dependent: EntityType): readonly Principal[] {
+  let byType = principalCache.get(model);
+  if (byType === undefined) principalCache.set(model, (byType = new Map()));
+  let principals = byType.get(dependent);
+  if (principals === undefined) {
+    const found: Principal[] = [];
+    for (const type of model.entityTypes.values()) {
+      for (const navigation of type.navigation.values()) {
+        if (navigation.target() !== dependent) continue;
+        const pairs = Object.entries(navigation.foreignKey);
+        const coversKey =
+          pairs.length === type.key.length && type.key.every((k) => navigation.foreignKey[k.name] !== undefined);
+        if (!coversKey || ![...collectionsOf(model).values()].some((c) => c.entityType === type)) continue;
+        found.push({ collection: collectionOfType(model, type), foreignKey: pairs });
+      }
+    }
+    byType.set(dependent, (principals = found));
+  }
+  return principals;
+}
+
+const principalCache = new WeakMap<Model, Map<EntityType, readonly Principal[]>>();

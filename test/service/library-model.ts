@@ -1,0 +1,89 @@
+// A user's own model, unrelated to the plant: authors and their books (a collection navigation by foreign key), and
+// each book's reviews (a contained collection numbered per book). What docs/embedding.md shows a user writing.
+import { defineEntityType, defineModel, type Row } from '../../src/model/schema.js';
+
+export const Review = defineEntityType({
+  name: 'Review',
+  key: ['ReviewID'],
+  properties: {
+    ISBN: { type: 'Edm.String', maxLength: 17, nullable: false },
+    ReviewID: { type: 'Edm.Int32', default: { generate: 'nextLineNumber' } },
+    Stars: { type: 'Edm.Int32', nullable: false, minimum: 1, maximum: 5 },
+    Text: { type: 'Edm.String', maxLength: 2000 },
+  },
+});
+
+export const Book = defineEntityType({
+  name: 'Book',
+  key: ['ISBN'],
+  properties: {
+    ISBN: { type: 'Edm.String', maxLength: 17 },
+    Title: { type: 'Edm.String', maxLength: 200, nullable: false },
+    AuthorID: { type: 'Edm.Int32', nullable: false },
+    Price: { type: 'Edm.Decimal', precision: 9, scale: 2 },
+    Published: { type: 'Edm.Date' },
+    Updated: { type: 'Edm.DateTimeOffset', computed: true, managed: 'modified' },
+  },
+  navigation: { Reviews: { target: () => Review, foreignKey: { ISBN: 'ISBN' }, contained: true } },
+});
+
+export const Author = defineEntityType({
+  name: 'Author',
+  key: ['AuthorID'],
+  properties: {
+    AuthorID: { type: 'Edm.Int32' },
+    Name: { type: 'Edm.String', maxLength: 100, nullable: false },
+  },
+  navigation: { Books: { target: () => Book, foreignKey: { AuthorID: 'AuthorID' } } },
+});
+
+export const libraryModel = defineModel({
+  namespace: 'Library',
+  entitySets: {
+    Authors: Author,
+    Books: { type: Book, insertable: true, updatable: true },
+  },
+});
+
+/** The rows every store starts with, by collection. */
+export function libraryRows(): Record<string, Row[]> {
+  const updated = '2026-01-02T03:04:05.000Z';
+  return {
+    Authors: [
+      { AuthorID: 1, Name: 'Ursula K. Le Guin' },
+      { AuthorID: 2, Name: 'Stanisław Lem' },
+    ],
+    Books: [
+      {
+        ISBN: '978-0441478125',
+        Title: 'The Left Hand of Darkness',
+        AuthorID: 1,
+        Price: '9.99',
+        Published: '1969-03-01',
+        Updated: updated,
+      },
+      {
+        ISBN: '978-0547773742',
+        Title: 'A Wizard of Earthsea',
+        AuthorID: 1,
+        Price: '8.50',
+        Published: '1968-11-01',
+        Updated: updated,
+      },
+      {
+        ISBN: '978-0156027601',
+        Title: 'Solaris',
+        AuthorID: 2,
+        Price: '14.95',
+        Published: '1961-06-01',
+        Updated: updated,
+      },
+      { ISBN: '978-0156836715', Title: 'The Cyberiad', AuthorID: 2, Price: null, Published: null, Updated: updated },
+    ],
+    Review: [
+      { ISBN: '978-0156027601', ReviewID: 1, Stars: 5, Text: 'The ocean thinks.' },
+      { ISBN: '978-0156027601', ReviewID: 2, Stars: 4, Text: null },
+      { ISBN: '978-0441478125', ReviewID: 1, Stars: 5, Text: "Winter's king" },
+    ],
+  };
+}
