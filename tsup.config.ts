@@ -13,6 +13,7 @@ export default defineConfig({
     'service-fetch': 'src/service/fetch.ts',
     'service-sqlite': 'src/service/sqlite.ts',
     'service-postgres': 'src/service/postgres.ts',
+    'service-mysql': 'src/service/mysql.ts',
     server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
     // the SQLite reader: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the chunk that

@@ -18,7 +18,7 @@ export type { Readiness } from '../service/sql/driver.js';
 export const SITE_COLUMN = 'site';
 
 export interface Backend {
-  readonly kind: 'sqlite' | 'postgres';
+  readonly kind: 'sqlite' | 'postgres' | 'mysql';
   readonly directory: Directory;
   /** The store of an existing site (the caller checks that the site exists). */
   store(site: string): Promise<SqlStore>;
@@ -170,17 +170,38 @@ export async function openSqliteBackend(dataDir: string, options: SqliteBackendO
 }
 
 export async function openPostgresBackend(databaseUrl: string, options: PostgresBackendOptions = {}): Promise<Backend> {
-  const driver = openPostgres(databaseUrl, {
+  const driver = openPostgres(databaseUrl, driverOptions(options));
+  return openSharedBackend('postgres', driver, options);
+}
+
+/** MySQL or MariaDB (`mysql://` or `mariadb://`), like PostgreSQL: one database, every row carrying its site. */
+export async function openMysqlBackend(databaseUrl: string, options: PostgresBackendOptions = {}): Promise<Backend> {
+  // loaded only for this storage: the others never load mysql2
+  const { openMysql } = await import('../service/sql/mysql.js');
+  const driver = openMysql(databaseUrl.replace(/^mariadb:/i, 'mysql:'), driverOptions(options));
+  return openSharedBackend('mysql', driver, options);
+}
+
+function driverOptions(options: PostgresBackendOptions): PostgresBackendOptions {
+  return {
     ...(options.max === undefined ? {} : { max: options.max }),
     ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
     ...(options.acquireTimeoutMs === undefined ? {} : { acquireTimeoutMs: options.acquireTimeoutMs }),
-  });
+  };
+}
+
+/** One database server for every site: the directory's tables and the sites' shared tables in it. */
+async function openSharedBackend(
+  kind: Backend['kind'],
+  driver: SqlDriver & { readiness(): Promise<Readiness> },
+  options: DirectoryOptions,
+): Promise<Backend> {
   const directory = new Directory(driver, options);
   await directory.init();
   await createTables(driver, true);
   const stores = new Map<string, SqlStore>();
   return {
-    kind: 'postgres',
+    kind,
     directory,
     store: async (site) => {
       let store = stores.get(site);
@@ -201,19 +222,28 @@ function readinessError(state: Exclude<Readiness, { status: 'ready' }>): Error {
   return Object.assign(new Error(`The database is ${state.status}: ${state.detail}`), state);
 }
 
-/** PostgreSQL when a database URL is given, SQLite files under `dataDir` otherwise. */
+/**
+ * A database server when a URL is given (`postgres://…` or `postgresql://…` PostgreSQL, `mysql://…` or `mariadb://…`
+ * MySQL/MariaDB), SQLite files under `dataDir` otherwise.
+ */
 export function openBackend(
   options: { readonly dataDir?: string; readonly databaseUrl?: string } & SqliteBackendOptions & PostgresBackendOptions,
 ): Promise<Backend> {
   const { dataDir, databaseUrl, readerThreads, readsPerSite, maxStuckReaders, sitesPerReader, max, ...common } =
     options;
-  return databaseUrl !== undefined && databaseUrl !== ''
-    ? openPostgresBackend(databaseUrl, { ...common, ...(max === undefined ? {} : { max }) })
-    : openSqliteBackend(dataDir ?? 'data', {
-        ...common,
-        ...(readerThreads === undefined ? {} : { readerThreads }),
-        ...(readsPerSite === undefined ? {} : { readsPerSite }),
-        ...(maxStuckReaders === undefined ? {} : { maxStuckReaders }),
-        ...(sitesPerReader === undefined ? {} : { sitesPerReader }),
-      });
+  if (databaseUrl !== undefined && databaseUrl !== '') {
+    const server = { ...common, ...(max === undefined ? {} : { max }) };
+    if (/^(mysql|mariadb):/i.test(databaseUrl)) return openMysqlBackend(databaseUrl, server);
+    if (/^postgres(ql)?:/i.test(databaseUrl)) return openPostgresBackend(databaseUrl, server);
+    throw new Error(
+      `The database URL must begin with postgres://, mysql:// or mariadb://, not ${databaseUrl.split(':')[0]}:`,
+    );
+  }
+  return openSqliteBackend(dataDir ?? 'data', {
+    ...common,
+    ...(readerThreads === undefined ? {} : { readerThreads }),
+    ...(readsPerSite === undefined ? {} : { readsPerSite }),
+    ...(maxStuckReaders === undefined ? {} : { maxStuckReaders }),
+    ...(sitesPerReader === undefined ? {} : { sitesPerReader }),
+  });
 }

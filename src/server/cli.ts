@@ -24,7 +24,7 @@ interface CommandSpec {
 
 const storageFlags = { data: 'value', 'database-url': 'value' } as const;
 const storageNote =
-  '  (--data DIR: SQLite files under DIR, default ./data; --database-url URL or DATABASE_URL: PostgreSQL)';
+  '  (--data DIR: SQLite files under DIR, default ./data; --database-url URL or DATABASE_URL: postgres://… or mysql://…)';
 
 const commands: Readonly<Record<string, CommandSpec>> = {
   serve: {
@@ -32,12 +32,12 @@ const commands: Readonly<Record<string, CommandSpec>> = {
                    [--public-url URL] [--site-from-host] [--log-level LEVEL] [--rate-limit N] [--rate-burst N]
                    [--header-timeout S] [--request-timeout S] [--shutdown-timeout S] [--query-timeout S]
                    [--acquire-timeout S] [--pool-size N] [--readers N] [--reader-processes]
-  Run the reference server: SQLite files under DIR (default ./data), or PostgreSQL with --database-url (or
-  DATABASE_URL); --demo makes a site "demo" with generated records and prints a key and a curl line. JSON log lines
+  Run the reference server: SQLite files under DIR (default ./data), or PostgreSQL (postgres://…) or MySQL/MariaDB
+  (mysql://…) with --database-url (or DATABASE_URL); --demo makes a site "demo" with generated records and prints a key and a curl line. JSON log lines
   (pino) at LEVEL (default info; silent for none); N requests per second per credential (default 200, burst 2N; 0:
   no limit); timeouts in seconds for headers (10), the whole request (60) and draining on SIGTERM (30).
   Every query has a budget (--query-timeout, default 10 s; 0: none; past it 504) and waits at most --acquire-timeout
-  (2 s; then 503) for a PostgreSQL connection (--pool-size, default 10) or a SQLite reader (--readers, default 4
+  (2 s; then 503) for a database connection (--pool-size, default 10) or a SQLite reader (--readers, default 4
   threads; 0: reads on the server's thread, stopped at the budget but blocking others until then;
   --reader-processes: processes, stoppable at any point).`,
     flags: {
@@ -312,9 +312,11 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
   await app.listen({ port: Number(flag(flags, 'port') ?? process.env['PORT'] ?? 4004), host });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  const where = { postgres: 'PostgreSQL', sqlite: `SQLite files under ${flag(flags, 'data') ?? 'data'}/` }[
-    backend.kind
-  ];
+  const where = {
+    postgres: 'PostgreSQL',
+    mysql: 'MySQL/MariaDB',
+    sqlite: `SQLite files under ${flag(flags, 'data') ?? 'data'}/`,
+  }[backend.kind];
   console.log(`odata-engine serving on http://${host}:${port} (${where})`);
   if (flags.has('demo')) {
     const { loadDemoSite } = await import('./demo-site.js');

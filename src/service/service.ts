@@ -191,11 +191,8 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 const ERROR_TYPE = 'application/json;odata.metadata=minimal;odata.streaming=true';
 
 /** What the model lets clients do with a collection's entities (a contained collection: read only). */
-function capabilities(
-  model: Model,
-  set: StoreCollection,
-): EntitySet | { readonly insertable: false; readonly updatable: false } {
-  return model.sets.get(set.name) ?? { insertable: false, updatable: false };
+function capabilities(model: Model, set: StoreCollection): Pick<EntitySet, 'insertable' | 'updatable' | 'deletable'> {
+  return model.sets.get(set.name) ?? { insertable: false, updatable: false, deletable: false };
 }
 
 /** The action bound to the set's entities that a path segment names, plainly or qualified by the namespace. */
@@ -477,8 +474,10 @@ export class ODataService<Context = undefined> implements HttpService {
     const key = this.key(set, first.key);
     const canonical = `${set.name}(${describeKey(key, true, set.entityType)})`;
     if (rest.length === 0) {
-      allow(method, capabilities(this.model, set).updatable ? ['GET', 'PATCH'] : ['GET']);
-      if (method === 'PATCH') return this.update(c, set, key);
+      const { updatable, deletable } = capabilities(this.model, set);
+      allow(method, ['GET', ...(updatable ? ['PATCH', 'PUT'] : []), ...(deletable ? ['DELETE'] : [])]);
+      if (method === 'PATCH' || method === 'PUT') return this.update(c, set, key, method === 'PUT');
+      if (method === 'DELETE') return this.remove(c, set, key);
       return this.readOne(c, set, key, set.name);
     }
     const [second, ...tail] = rest as [PathSegment, ...PathSegment[]];
@@ -821,7 +820,13 @@ export class ODataService<Context = undefined> implements HttpService {
     return response;
   }
 
-  private async update(c: Call<Context>, set: StoreCollection, pathKey: Row | undefined): Promise<ServiceResponse> {
+  /** PATCH merges the body into the entity; PUT (`replace`) sets every property it may, the ones it omits to their default or null. */
+  private async update(
+    c: Call<Context>,
+    set: StoreCollection,
+    pathKey: Row | undefined,
+    replace = false,
+  ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
     const { key, changes } = checkUpdateBody(
       set.entityType,
@@ -835,7 +840,7 @@ export class ODataService<Context = undefined> implements HttpService {
       await tx.lock(entityLock(set, key));
       const existing = await tx.get(set, key);
       if (existing === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-      const row: Row = { ...existing, ...changes };
+      const row: Row = replace ? replacement(set.entityType, existing, changes) : { ...existing, ...changes };
       checkRules(set.entityType.rules, row);
       await this.options.prepareWrite?.({ collection: set, row, changes, context: c.context, tx });
       touchModified(set.entityType, row, new Date().toISOString());
@@ -846,6 +851,16 @@ export class ODataService<Context = undefined> implements HttpService {
       return { status: 204, headers: { 'odata-version': '4.0', 'preference-applied': 'return=minimal' } };
     }
     return this.entityResponse(c, format, set, stored, 200);
+  }
+
+  /** DELETE of an entity: 204, or 404 when there is none. */
+  private async remove(c: Call<Context>, set: StoreCollection, key: Row): Promise<ServiceResponse> {
+    const removed = await c.store.transaction(async (tx) => {
+      await tx.lock(entityLock(set, key));
+      return tx.delete(set, key);
+    });
+    if (!removed) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+    return { status: 204, headers: { 'odata-version': '4.0' } };
   }
 
   // ── actions ────────────────────────────────────────────────────────────────
@@ -1025,6 +1040,32 @@ function prepareRead(store: Store, set: StoreCollection, query: BoundQuery, pare
     run: (options) => store.read(set, query, { ...options, ...(parent === undefined ? {} : { parent }) }),
     writer: (options) => (row) => entityMembers(query.select, row as Row, options),
   };
+}
+
+/**
+ * The row a PUT leaves (Protocol §11.4.4: a replace): the key, computed and immutable properties as stored, each other
+ * property as sent, or else its fixed default, or null; one that can be none of these is the client's 400.
+ */
+function replacement(entityType: EntityType, existing: Row, changes: Row): Row {
+  const row: Row = { ...existing };
+  const missing: string[] = [];
+  for (const property of entityType.properties.values()) {
+    const name = property.name;
+    if (property.isKey || property.computed === true || property.immutable === true) continue;
+    if (name in changes) row[name] = changes[name];
+    else if (property.default !== undefined && 'value' in property.default)
+      row[name] = property.type === 'Edm.Decimal' ? String(property.default.value) : property.default.value;
+    else if (property.nullable) row[name] = null;
+    else missing.push(name);
+  }
+  if (missing.length > 0) {
+    throw httpError(
+      'InvalidBody',
+      `A PUT replaces the whole ${entityType.name}: send ${missing.join(', ')} (required, no default)`,
+      missing[0],
+    );
+  }
+  return row;
 }
 
 /** The lock a write of one entity holds for its transaction. */

@@ -41,10 +41,15 @@ export interface SqlDriver extends SqlSession {
   close(): Promise<void>;
 }
 
-/** SQLSTATE / SQLite codes that mean "a row with this key exists". */
+/** SQLSTATE, SQLite and MySQL codes that mean "a row with this key exists". */
 export function isDuplicateKey(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'ER_DUP_ENTRY'
+  );
 }
 
 /** 504: a statement ran past the budget and was stopped. */

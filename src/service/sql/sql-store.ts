@@ -28,6 +28,7 @@ import {
 } from '../store.js';
 import {
   isDuplicateKey,
+  unavailable,
   type RawRow,
   type ReadOptions as DriverReadOptions,
   type SqlDriver,
@@ -381,7 +382,11 @@ export class SqlStore implements Store {
    */
   private async lock(session: SqlSession, name: string): Promise<void> {
     const lock = this.statements.transactionLock;
-    if (lock !== undefined) await session.all(lock, [[...this.scopeValues, name].join('/')]);
+    if (lock === undefined) return;
+    const [row] = await session.all(lock, [[...this.scopeValues, name].join('/')]);
+    // a lock the database gave up waiting for (MySQL's GET_LOCK answers 0)
+    if (row !== undefined && Number(row['locked'] ?? 1) === 0)
+      throw unavailable('Another write of the same record held it too long; retry', 1);
   }
 
   /** The next value of a sequence of this store (1, 2, ...), taken inside the caller's transaction. */

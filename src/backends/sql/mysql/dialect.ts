@@ -96,8 +96,10 @@ export const mysqlDialect: Dialect = {
   storage: mysqlStorage,
   statements: {
     ...shared,
-    // no RETURNING in MySQL: LAST_INSERT_ID(x) keeps x for the connection's next LAST_INSERT_ID(). (No transaction
-    // lock: the server runs on SQLite and PostgreSQL only; GET_LOCK is not scoped to a transaction.)
+    // GET_LOCK is a session's lock: the MySQL driver releases a transaction's locks when it ends (names hashed to
+    // fit its 64 characters; 0 after 30 s of waiting, which the store answers with a 503)
+    transactionLock: `SELECT GET_LOCK(SHA1(?), 30) AS ${quoteIdentifier('locked')}`,
+    // no RETURNING in MySQL: LAST_INSERT_ID(x) keeps x for the connection's next LAST_INSERT_ID()
     increment: (table, key, value) => {
       const v = quoteIdentifier(value);
       return [
