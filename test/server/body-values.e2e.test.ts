@@ -10,7 +10,7 @@ import { AdminError, importRecords, parseRecords } from '../../src/server/admin.
 import { decimalSent } from './decimal-forms.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
-const kinds = await storages();
+const kinds = await storages({ mysql: true });
 
 const IEEE = 'application/json;IEEE754Compatible=true';
 

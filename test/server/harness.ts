@@ -1,12 +1,15 @@
-// A running reference server for tests: a real port, real storage (an SQLite data directory, or the PostgreSQL
-// server in a schema of its own), a site with demo data and credentials. Under CI=true PostgreSQL is required.
+// A running reference server for tests: a real port, real storage (an SQLite data directory, the PostgreSQL server in
+// a schema of its own, or the MariaDB/MySQL server in a database of its own), a site with demo data and credentials.
+// Under CI=true PostgreSQL is required, and MariaDB too where a suite asks for it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import {
+  openMysqlBackend,
   openPostgresBackend,
   openSqliteBackend,
   type Backend,
@@ -35,6 +38,22 @@ export interface RunningServer {
 }
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+const MYSQL = 'mysql://root@127.0.0.1:3306';
+
+export type Storage = 'sqlite' | 'postgres' | 'mysql';
+
+async function mysqlReachable(): Promise<boolean> {
+  try {
+    const connection = await mysql.createConnection({ uri: MYSQL, connectTimeout: 2000 });
+    await connection.end();
+    return true;
+  } catch (error) {
+    if (process.env.CI === 'true')
+      throw new Error(`CI=true requires the MariaDB/MySQL server on 127.0.0.1:3306: ${String(error)}`);
+    console.warn(`MariaDB/MySQL server unreachable (${String(error)}): its server tests are skipped`);
+    return false;
+  }
+}
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
@@ -50,13 +69,21 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-/** The storages this machine offers for server tests: SQLite always, the PostgreSQL server when reachable. */
-export async function storages(): Promise<('sqlite' | 'postgres')[]> {
-  return (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+/**
+ * The storages this machine offers for server tests: SQLite always, the PostgreSQL server when reachable, and with
+ * `mysql` the MariaDB/MySQL server when reachable (the end-to-end suites).
+ */
+export async function storages(): Promise<Exclude<Storage, 'mysql'>[]>;
+export async function storages(options: { readonly mysql: true }): Promise<Storage[]>;
+export async function storages(options: { readonly mysql?: boolean } = {}): Promise<Storage[]> {
+  const kinds: Storage[] = ['sqlite'];
+  if (await postgresReachable()) kinds.push('postgres');
+  if (options.mysql === true && (await mysqlReachable())) kinds.push('mysql');
+  return kinds;
 }
 
 export async function startServer(
-  storage: 'sqlite' | 'postgres',
+  storage: Storage,
   options: Omit<ServiceOptions, 'backend'> = {},
   /** Options of the backend (budgets, pool size, reader threads); PostgreSQL's pool has 5 connections unless set. */
   backendOptions: SqliteBackendOptions & PostgresBackendOptions = {},
@@ -68,6 +95,15 @@ export async function startServer(
     const dir = mkdtempSync(join(tmpdir(), 'odata-engine-'));
     backend = await openSqliteBackend(dir, backendOptions);
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else if (storage === 'mysql') {
+    const database = `odata_srv_${process.pid}_${suffix}`;
+    const admin = await mysql.createConnection({ uri: MYSQL });
+    await admin.query(`CREATE DATABASE \`${database}\``);
+    backend = await openMysqlBackend(`${MYSQL}/${database}`, { max: 5, ...backendOptions });
+    cleanup = async () => {
+      await admin.query(`DROP DATABASE \`${database}\``);
+      await admin.end();
+    };
   } else {
     const schema = `odata_srv_${process.pid}_${suffix}`;
     const admin = new pg.Client({ connectionString: POSTGRES });
@@ -95,7 +131,7 @@ export async function startServer(
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   const origin = `http://127.0.0.1:${port}`;
   return {
-    label: storage === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+    label: { sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MariaDB/MySQL' }[storage],
     backend,
     app,
     origin,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purchaseOrderStatuses } from '../../src/server/model.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
-const kinds = await storages();
+const kinds = await storages({ mysql: true });
 
 type Json = Record<string, unknown>;
 

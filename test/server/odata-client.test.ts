@@ -6,7 +6,7 @@ import { entitySetNames } from '../../src/server/model.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
 type Row = Record<string, unknown>;
-const kinds = await storages();
+const kinds = await storages({ mysql: true });
 
 describe.each(kinds)('@odata/client against the server on %s', (storage) => {
   let s: RunningServer;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, storages, type RunningServer } from './harness.js';
 import { exchange } from './raw-http.js';
 
-const kinds = await storages();
+const kinds = await storages({ mysql: true });
 
 type Json = Record<string, unknown> & { value?: Record<string, unknown>[] };
 

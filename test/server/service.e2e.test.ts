@@ -6,7 +6,7 @@ import { SaxesParser } from 'saxes';
 import { entitySetNames } from '../../src/server/model.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
-const kinds = await storages();
+const kinds = await storages({ mysql: true });
 
 type Json = Record<string, unknown> & { value?: Record<string, unknown>[] };
 

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, storages, type RunningServer } from './harness.js';
 
-const kinds = await storages();
+const kinds = await storages({ mysql: true });
 /** TENANCY_RUNS (default 20): the first property's runs; the second's runs and the time limits scale along. */
 const RUNS = Number.parseInt(process.env.TENANCY_RUNS ?? '20', 10) || 20;
 const SCALE = Math.max(1, RUNS / 20);

@@ -41,7 +41,7 @@ export const libraryModel = defineModel({
   namespace: 'Library',
   entitySets: {
     Authors: Author,
-    Books: { type: Book, insertable: true, updatable: true },
+    Books: { type: Book, insertable: true, updatable: true, deletable: true },
   },
 });
 

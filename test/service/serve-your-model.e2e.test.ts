@@ -1,4 +1,4 @@
-// A user's own model served by odata-engine/service from every store (memory arrays, SQLite, PostgreSQL) through
+// A user's own model served by odata-engine/service from every store (memory arrays, SQLite, PostgreSQL, MariaDB) through
 // every adapter (Fastify, node:http, Express, fetch), each on a real port. One script of requests runs against each
 // pairing; the answers must be the same everywhere (with the server's own origin taken out), and the first is checked
 // against what the protocol says.
@@ -9,12 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import Fastify from 'fastify';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createODataService, MemoryStore, type Store } from '../../src/service/index.js';
 import { odataPlugin } from '../../src/service/fastify.js';
 import { fetchHandler } from '../../src/service/fetch.js';
 import { createNodeServer, odataMiddleware } from '../../src/service/node-http.js';
+import { openMysqlStore } from '../../src/service/mysql.js';
 import { openPostgresStore } from '../../src/service/postgres.js';
 import { openSqliteStore } from '../../src/service/sqlite.js';
 import type { SqlStore } from '../../src/service/sql/sql-store.js';
@@ -22,6 +24,19 @@ import { collectionsOf } from '../../src/service/store.js';
 import { libraryModel, libraryRows } from './library-model.js';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+const MYSQL = 'mysql://root@127.0.0.1:3306';
+
+async function mysqlReachable(): Promise<boolean> {
+  try {
+    await (await mysql.createConnection({ uri: MYSQL, connectTimeout: 2000 })).end();
+    return true;
+  } catch (error) {
+    if (process.env.CI === 'true')
+      throw new Error(`CI=true requires MariaDB/MySQL on 127.0.0.1:3306: ${String(error)}`);
+    console.warn(`MariaDB/MySQL unreachable (${String(error)}): the MySQL store is left out`);
+    return false;
+  }
+}
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
@@ -81,6 +96,25 @@ if (await postgresReachable()) {
       close: async () => {
         await store.close();
         await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+        await admin.end();
+      },
+    };
+  };
+}
+
+if (await mysqlReachable()) {
+  stores['mysql'] = async () => {
+    const database = `odata_library_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = await mysql.createConnection({ uri: MYSQL });
+    await admin.query(`CREATE DATABASE \`${database}\``);
+    const store = await loaded(
+      await openMysqlStore(`${MYSQL}/${database}`, { model: libraryModel, driver: { max: 3 } }),
+    );
+    return {
+      store,
+      close: async () => {
+        await store.close();
+        await admin.query(`DROP DATABASE \`${database}\``);
         await admin.end();
       },
     };
@@ -200,6 +234,21 @@ async function script(origin: string): Promise<Exchange[]> {
     ],
     ['update', "/Books('978-0156836715')", { method: 'PATCH', headers: JSON_TYPE, body: '{"Price":"12.00"}' }],
     ['updated', "/Books('978-0156836715')?$select=Price"],
+    [
+      'replace',
+      "/Books('978-0547773742')",
+      { method: 'PUT', headers: JSON_TYPE, body: JSON.stringify({ Title: 'Earthsea', AuthorID: 1 }) },
+    ],
+    ['replaced', "/Books('978-0547773742')?$select=Title,Price,Published"],
+    [
+      'replace without a required property',
+      "/Books('978-0547773742')",
+      { method: 'PUT', headers: JSON_TYPE, body: '{"Price":1}' },
+    ],
+    ['delete', "/Books('978-0156836715')", { method: 'DELETE' }],
+    ['deleted', "/Books('978-0156836715')"],
+    ['delete again', "/Books('978-0156836715')", { method: 'DELETE' }],
+    ['count after the writes', '/Books/$count'],
     ['read-only set', '/Authors', { method: 'POST', headers: JSON_TYPE, body: '{"AuthorID":3,"Name":"X"}' }],
     ['no such set', '/Bookz'],
     ['bad filter', '/Books?$filter=Prize%20gt%201'],
@@ -302,6 +351,15 @@ describe('a user model served by odata-engine/service', () => {
     });
     expect(by('create an existing key')).toMatchObject({ status: 409 });
     expect(by('updated').body).toMatchObject({ Price: 12 });
+    expect(by('replaced').body).toMatchObject({ Title: 'Earthsea', Price: null, Published: null });
+    expect(by('replace without a required property')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidBody', target: 'Title' } },
+    });
+    expect(by('delete')).toMatchObject({ status: 204 });
+    expect(by('deleted')).toMatchObject({ status: 404 });
+    expect(by('delete again')).toMatchObject({ status: 404 });
+    expect(by('count after the writes')).toMatchObject({ status: 200, body: 4 });
     expect(by('read-only set')).toMatchObject({ status: 405 });
     expect(by('no such set')).toMatchObject({ status: 404 });
     expect(by('bad filter')).toMatchObject({ status: 400 });
