@@ -1,7 +1,7 @@
-// A user's own model served by odata-engine/service from every store (memory arrays, SQLite, PostgreSQL, MariaDB) through
-// every adapter (Fastify, node:http, Express, fetch), each on a real port. One script of requests runs against each
-// pairing; the answers must be the same everywhere (with the server's own origin taken out), and the first is checked
-// against what the protocol says.
+// A user's own model served by odata-engine/service from every store (memory arrays, SQLite, PostgreSQL, MariaDB,
+// and a tiny store of the test's own) through every adapter (Fastify, node:http, Express, fetch), each on a real port.
+// One script of requests runs against each pairing; the answers must be the same everywhere (with the server's own
+// origin taken out), and the first is checked against what the protocol says.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { openSqliteStore } from '../../src/service/sqlite.js';
 import type { SqlStore } from '../../src/service/sql/sql-store.js';
 import { collectionsOf } from '../../src/service/store.js';
 import { libraryModel, libraryRows } from './library-model.js';
+import { tinyStore } from './tiny-store.js';
 
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const MYSQL = 'mysql://root@127.0.0.1:3306';
@@ -71,6 +72,8 @@ async function loaded(store: SqlStore): Promise<SqlStore> {
 
 const stores: Record<string, () => Promise<OpenStore>> = {
   memory: async () => ({ store: new MemoryStore(libraryModel, libraryRows()), close: async () => undefined }),
+  // a store of the test's own, on the Store contract alone
+  tiny: async () => ({ store: tinyStore(libraryModel, libraryRows()), close: async () => undefined }),
   sqlite: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'odata-library-'));
     const store = await loaded(await openSqliteStore(join(dir, 'library.db'), { model: libraryModel }));
