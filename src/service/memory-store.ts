@@ -54,7 +54,10 @@ export class MemoryStore implements Store {
 
   prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
     const compiled = compileQuery(query);
-    const withNavigation = query.filter !== undefined && c.entityType.navigation.size > 0;
+    // lambdas and /$count read a row's children: attached when the filter or an order key may reach them
+    const withNavigation =
+      c.entityType.navigation.size > 0 &&
+      (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'));
     const run = async (): Promise<ReadResult> => {
       let rows: Iterable<Row> = this.arrays.get(c)!;
       const scope = { ...parent };

@@ -4,125 +4,22 @@
 // origin taken out), and the first is checked against what the protocol says.
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import express from 'express';
 import Fastify from 'fastify';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createODataService, MemoryStore, type Store } from '../../src/service/index.js';
+import { createODataService, type Store } from '../../src/service/index.js';
 import { odataPlugin } from '../../src/service/fastify.js';
 import { fetchHandler } from '../../src/service/fetch.js';
 import { createNodeServer, odataMiddleware } from '../../src/service/node-http.js';
-import { openMysqlStore } from '../../src/service/mysql.js';
-import { openPostgresStore } from '../../src/service/postgres.js';
-import { openSqliteStore } from '../../src/service/sqlite.js';
-import type { SqlStore } from '../../src/service/sql/sql-store.js';
-import { collectionsOf } from '../../src/service/store.js';
 import { libraryModel, libraryRows } from './library-model.js';
-import { tinyStore } from './tiny-store.js';
-
-const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
-const MYSQL = 'mysql://root@127.0.0.1:3306';
-
-async function mysqlReachable(): Promise<boolean> {
-  try {
-    await (await mysql.createConnection({ uri: MYSQL, connectTimeout: 2000 })).end();
-    return true;
-  } catch (error) {
-    if (process.env.CI === 'true')
-      throw new Error(`CI=true requires MariaDB/MySQL on 127.0.0.1:3306: ${String(error)}`);
-    console.warn(`MariaDB/MySQL unreachable (${String(error)}): the MySQL store is left out`);
-    return false;
-  }
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: POSTGRES, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch (error) {
-    if (process.env.CI === 'true') throw new Error(`CI=true requires PostgreSQL on 127.0.0.1:5432: ${String(error)}`);
-    console.warn(`PostgreSQL unreachable (${String(error)}): the PostgreSQL store is left out`);
-    return false;
-  }
-}
-
-interface OpenStore {
-  readonly store: Store;
-  close(): Promise<void>;
-}
+import { storeFactories } from './stores.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function loaded(store: SqlStore): Promise<SqlStore> {
-  const rows = libraryRows();
-  await store.transaction(async (tx) => {
-    for (const [name, list] of Object.entries(rows)) await tx.insertMany(collectionsOf(libraryModel).get(name)!, list);
-  });
-  return store;
-}
-
-const stores: Record<string, () => Promise<OpenStore>> = {
-  memory: async () => ({ store: new MemoryStore(libraryModel, libraryRows()), close: async () => undefined }),
-  // a store of the test's own, on the Store contract alone
-  tiny: async () => ({ store: tinyStore(libraryModel, libraryRows()), close: async () => undefined }),
-  sqlite: async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'odata-library-'));
-    const store = await loaded(await openSqliteStore(join(dir, 'library.db'), { model: libraryModel }));
-    return {
-      store,
-      close: async () => {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  },
-};
-if (await postgresReachable()) {
-  stores['postgres'] = async () => {
-    const schema = `odata_library_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: POSTGRES });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    const url = `${POSTGRES}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    const store = await loaded(await openPostgresStore(url, { model: libraryModel, driver: { max: 3 } }));
-    return {
-      store,
-      close: async () => {
-        await store.close();
-        await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
-        await admin.end();
-      },
-    };
-  };
-}
-
-if (await mysqlReachable()) {
-  stores['mysql'] = async () => {
-    const database = `odata_library_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = await mysql.createConnection({ uri: MYSQL });
-    await admin.query(`CREATE DATABASE \`${database}\``);
-    const store = await loaded(
-      await openMysqlStore(`${MYSQL}/${database}`, { model: libraryModel, driver: { max: 3 } }),
-    );
-    return {
-      store,
-      close: async () => {
-        await store.close();
-        await admin.query(`DROP DATABASE \`${database}\``);
-        await admin.end();
-      },
-    };
-  };
-}
+const stores = await storeFactories();
 
 /** Listens on a free port; the origin and how to close. */
 async function listen(server: Server): Promise<{ origin: string; close(): Promise<void> }> {
@@ -296,7 +193,7 @@ describe('a user model served by odata-engine/service', () => {
   for (const [storeName, open] of Object.entries(stores)) {
     for (const [adapterName, serve] of Object.entries(adapters)) {
       it(`answers the script from the ${storeName} store through the ${adapterName} adapter`, async () => {
-        const { store, close } = await open();
+        const { store, close } = await open(libraryModel, libraryRows());
         cleanups.push(close);
         const served = await serve(store);
         cleanups.push(() => served.close());
