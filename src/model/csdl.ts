@@ -19,6 +19,7 @@
 import {
   SchemaError,
   type ActionDefinition,
+  type FunctionDefinition,
   type EntitySet,
   type EntityType,
   type Model,
@@ -152,8 +153,8 @@ function decimalText(value: number): string {
 
 interface Plan {
   readonly types: readonly EntityType[];
-  /** Actions grouped by name (overloads), in order of first appearance. */
-  readonly actions: ReadonlyMap<string, readonly ActionDefinition[]>;
+  /** Actions and functions grouped by name (overloads), in order of first appearance. */
+  readonly operations: ReadonlyMap<string, readonly Operation[]>;
   readonly sets: readonly {
     readonly name: string;
     readonly type: EntityType;
@@ -164,6 +165,12 @@ interface Plan {
   readonly usesCapabilities: boolean;
 }
 
+/** An action or a function, as both formats write them. */
+interface Operation {
+  readonly kind: 'Action' | 'Function';
+  readonly definition: ActionDefinition | FunctionDefinition;
+}
+
 interface Binding {
   readonly path: string;
   readonly target: string;
@@ -171,14 +178,18 @@ interface Binding {
 
 function plan(model: Model): Plan {
   const types = [...model.entityTypes.values()];
-  const actions = new Map<string, ActionDefinition[]>();
-  for (const action of model.actions) {
-    const overloads = actions.get(action.name);
-    if (overloads === undefined) actions.set(action.name, [action]);
-    else overloads.push(action);
+  const operations = new Map<string, Operation[]>();
+  const all: Operation[] = [
+    ...model.actions.map((definition) => ({ kind: 'Action' as const, definition })),
+    ...model.functions.map((definition) => ({ kind: 'Function' as const, definition })),
+  ];
+  for (const operation of all) {
+    const overloads = operations.get(operation.definition.name);
+    if (overloads === undefined) operations.set(operation.definition.name, [operation]);
+    else overloads.push(operation);
   }
   const schemaNames = new Set<string>();
-  for (const name of [...types.map((type) => type.name), ...actions.keys(), model.containerName]) {
+  for (const name of [...types.map((type) => type.name), ...operations.keys(), model.containerName]) {
     if (schemaNames.has(name)) throw new SchemaError(`Two schema elements of ${model.namespace} are named ${name}`);
     schemaNames.add(name);
   }
@@ -204,13 +215,13 @@ function plan(model: Model): Plan {
 
   const definitions = [
     ...types.flatMap((type) => [...type.properties.values()]),
-    ...model.actions.flatMap((action) => Object.values(action.parameters)),
+    ...all.flatMap((operation) => Object.values(operation.definition.parameters)),
   ];
   const usesValidation = definitions.some(
     (definition) =>
       definition.allowedValues !== undefined || definition.minimum !== undefined || definition.maximum !== undefined,
   );
-  return { types, actions, sets, usesValidation, usesCapabilities: sets.some((set) => set.annotations.length > 0) };
+  return { types, operations, sets, usesValidation, usesCapabilities: sets.some((set) => set.annotations.length > 0) };
 }
 
 /** What a set does not allow, as the Capabilities vocabulary's restrictions (no annotation: allowed). */
@@ -224,17 +235,29 @@ function setAnnotations(set: EntitySet): Annotation[] {
   ];
 }
 
-function bindingParameter(action: ActionDefinition): string {
+function bindingParameter(operation: ActionDefinition | FunctionDefinition): string {
   let name = bindingParameterName;
-  while (Object.hasOwn(action.parameters, name)) name += '_';
+  while (Object.hasOwn(operation.parameters, name)) name += '_';
   return name;
 }
 
-function boundType(model: Model, action: ActionDefinition): string {
-  const type = model.entitySets.get(action.boundTo);
+/** The binding parameter's type of a bound operation; undefined for an unbound one. */
+function boundType(model: Model, operation: ActionDefinition | FunctionDefinition): string | undefined {
+  if (operation.boundTo === undefined) return undefined;
+  const type = model.entitySets.get(operation.boundTo);
   if (type === undefined)
-    throw new SchemaError(`Action ${action.name} is bound to unknown entity set ${action.boundTo}`);
+    throw new SchemaError(`${operation.name} is bound to unknown entity set ${operation.boundTo}`);
   return `${model.namespace}.${type.name}`;
+}
+
+/** The unbound operations: each an import of the entity container. */
+function imports(plan: Plan): Operation[] {
+  const out: Operation[] = [];
+  for (const overloads of plan.operations.values()) {
+    const unbound = overloads.find((operation) => operation.definition.boundTo === undefined);
+    if (unbound !== undefined) out.push(unbound);
+  }
+  return out;
 }
 
 function references(plan: Plan): { namespace: string; alias: string }[] {
@@ -371,22 +394,29 @@ function xmlEntityType(namespace: string, type: EntityType): XmlElement {
   return element('EntityType', { Name: type.name }, [key, ...properties, ...navigation, ...description]);
 }
 
-function xmlAction(model: Model, action: ActionDefinition): XmlElement {
-  const binding = element('Parameter', {
-    Name: bindingParameter(action),
-    Type: boundType(model, action),
-    Nullable: false,
-  });
-  const parameters = Object.entries(action.parameters).map(([name, definition]) =>
+function xmlOperation(model: Model, { kind, definition: operation }: Operation): XmlElement {
+  const bound = boundType(model, operation);
+  const binding =
+    bound === undefined
+      ? []
+      : [element('Parameter', { Name: bindingParameter(operation), Type: bound, Nullable: false })];
+  const parameters = Object.entries(operation.parameters).map(([name, definition]) =>
     element(
       'Parameter',
       { Name: name, ...facetAttributes(facetsOf(definition, definition.nullable ?? true)) },
-      valueAnnotations(definition, `${action.name}(${name})`).map(xmlAnnotation),
+      valueAnnotations(definition, `${operation.name}(${name})`).map(xmlAnnotation),
     ),
   );
-  // ActionDefinition says nothing of a null result; bound actions answer with a value (the work-order ones: `true`).
-  const returnType = element('ReturnType', facetAttributes(facetsOf({ type: action.returnType }, false)));
-  return element('Action', { Name: action.name, IsBound: true }, [binding, ...parameters, returnType]);
+  // an action answers with a value (the work-order actions: `true`); a function may find none (null)
+  const returnType = element(
+    'ReturnType',
+    facetAttributes(facetsOf({ type: operation.returnType }, kind === 'Function')),
+  );
+  return element(kind, { Name: operation.name, ...(bound === undefined ? {} : { IsBound: true }) }, [
+    ...binding,
+    ...parameters,
+    returnType,
+  ]);
 }
 
 /** The model's $metadata document in CSDL XML. */
@@ -396,10 +426,8 @@ export function toCsdlXml(model: Model): string {
     element('edmx:Reference', { Uri: `${vocabularyBase}${namespace}.xml` }, [
       element('edmx:Include', { Namespace: namespace, Alias: alias }),
     ]);
-  const container = element(
-    'EntityContainer',
-    { Name: model.containerName },
-    schema.sets.map((set) =>
+  const container = element('EntityContainer', { Name: model.containerName }, [
+    ...schema.sets.map((set) =>
       element('EntitySet', { Name: set.name, EntityType: `${model.namespace}.${set.type.name}` }, [
         ...set.bindings.map((binding) =>
           element('NavigationPropertyBinding', { Path: binding.path, Target: binding.target }),
@@ -407,13 +435,16 @@ export function toCsdlXml(model: Model): string {
         ...set.annotations.map(xmlAnnotation),
       ]),
     ),
-  );
+    ...imports(schema).map(({ kind, definition }) =>
+      element(`${kind}Import`, { Name: definition.name, [kind]: `${model.namespace}.${definition.name}` }),
+    ),
+  ]);
   const root = element('edmx:Edmx', { 'xmlns:edmx': edmxNamespace, Version: '4.0' }, [
     ...references(schema).map(({ namespace, alias }) => reference(namespace, alias)),
     element('edmx:DataServices', {}, [
       element('Schema', { xmlns: edmNamespace, Namespace: model.namespace }, [
         ...schema.types.map((type) => xmlEntityType(model.namespace, type)),
-        ...[...schema.actions.values()].flat().map((action) => xmlAction(model, action)),
+        ...[...schema.operations.values()].flat().map((operation) => xmlOperation(model, operation)),
         container,
       ]),
     ]),
@@ -490,20 +521,21 @@ function jsonEntityType(namespace: string, type: EntityType): CsdlJsonObject {
   return members;
 }
 
-function jsonAction(model: Model, action: ActionDefinition): CsdlJsonObject {
-  const parameters: CsdlJsonValue[] = [{ $Name: bindingParameter(action), $Type: boundType(model, action) }];
-  for (const [name, definition] of Object.entries(action.parameters)) {
+function jsonOperation(model: Model, { kind, definition: operation }: Operation): CsdlJsonObject {
+  const bound = boundType(model, operation);
+  const parameters: CsdlJsonValue[] = bound === undefined ? [] : [{ $Name: bindingParameter(operation), $Type: bound }];
+  for (const [name, definition] of Object.entries(operation.parameters)) {
     parameters.push({
       $Name: name,
       ...jsonFacets(facetsOf(definition, definition.nullable ?? true)),
-      ...jsonAnnotations(valueAnnotations(definition, `${action.name}(${name})`)),
+      ...jsonAnnotations(valueAnnotations(definition, `${operation.name}(${name})`)),
     });
   }
   return {
-    $Kind: 'Action',
-    $IsBound: true,
-    $Parameter: parameters,
-    $ReturnType: jsonFacets(facetsOf({ type: action.returnType }, false)),
+    $Kind: kind,
+    ...(bound === undefined ? {} : { $IsBound: true }),
+    ...(parameters.length === 0 ? {} : { $Parameter: parameters }),
+    $ReturnType: jsonFacets(facetsOf({ type: operation.returnType }, kind === 'Function')),
   };
 }
 
@@ -516,7 +548,8 @@ export function toCsdlJson(model: Model): CsdlJsonObject {
   }
   const members: CsdlJsonObject = {};
   for (const type of schema.types) members[type.name] = jsonEntityType(model.namespace, type);
-  for (const [name, overloads] of schema.actions) members[name] = overloads.map((action) => jsonAction(model, action));
+  for (const [name, overloads] of schema.operations)
+    members[name] = overloads.map((operation) => jsonOperation(model, operation));
   const container: CsdlJsonObject = { $Kind: 'EntityContainer' };
   for (const set of schema.sets) {
     container[set.name] = {
@@ -532,6 +565,8 @@ export function toCsdlJson(model: Model): CsdlJsonObject {
       ...jsonAnnotations(set.annotations),
     };
   }
+  for (const { kind, definition } of imports(schema))
+    container[definition.name] = { [`$${kind}`]: `${model.namespace}.${definition.name}` };
   members[model.containerName] = container;
   return {
     $Version: '4.0',

@@ -183,15 +183,32 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
   });
 }
 
-/** A bound action (`WorkOrders('WO-1')/AddComment`): its parameters and return type, for $metadata. */
+/**
+ * An action: bound to the entities of a set (`POST WorkOrders('WO-1')/AddComment`), or unbound, served at the service
+ * root as an action import (`POST /Reprice`). Its parameters travel in the body; the service's handler does its work
+ * in a transaction.
+ */
 export interface ActionDefinition {
   readonly name: string;
-  /** The entity set whose single entity the action is bound to. */
-  readonly boundTo: string;
+  /** The entity set whose single entity the action is bound to; absent: an unbound action (an action import). */
+  readonly boundTo?: string;
   readonly parameters: Readonly<Record<string, PropertyDefinition>>;
   readonly returnType: EdmPrimitiveType;
   /** Checks of the parameters together, after each one's own checks (see RowRule). */
   readonly rules?: readonly RowRule[];
+}
+
+/**
+ * A function: a read without side effects, bound to the entities of a set (`GET Books('1')/Library.Rating()`) or
+ * unbound, served at the service root as a function import (`GET /BooksBelow(Price=10)`). Its parameters are literals
+ * in the path; it answers with a primitive value.
+ */
+export interface FunctionDefinition {
+  readonly name: string;
+  /** The entity set whose single entity the function is bound to; absent: an unbound function (a function import). */
+  readonly boundTo?: string;
+  readonly parameters: Readonly<Record<string, PropertyDefinition>>;
+  readonly returnType: EdmPrimitiveType;
 }
 
 /**
@@ -221,6 +238,7 @@ export interface ModelDefinition {
   /** Entity set name → its entity type (a read-only set) or its definition. */
   readonly entitySets: Readonly<Record<string, EntityType | EntitySetDefinition>>;
   readonly actions?: readonly ActionDefinition[];
+  readonly functions?: readonly FunctionDefinition[];
   /** The service's container name in $metadata (default `Container`). */
   readonly containerName?: string;
 }
@@ -234,6 +252,7 @@ export interface Model {
   /** Every entity type reachable from the sets and their navigation, by name. */
   readonly entityTypes: ReadonlyMap<string, EntityType>;
   readonly actions: readonly ActionDefinition[];
+  readonly functions: readonly FunctionDefinition[];
 }
 
 /** Groups entity sets under a namespace; collects every entity type reachable by navigation. */
@@ -261,10 +280,21 @@ export function defineModel(definition: ModelDefinition): Model {
     );
     visit(set.type);
   }
-  for (const action of definition.actions ?? []) {
-    if (definition.entitySets[action.boundTo] === undefined) {
-      throw definitionError(`Action ${action.name} is bound to unknown entity set ${action.boundTo}`);
-    }
+  const operations = [
+    ...(definition.actions ?? []).map((operation) => ({ kind: 'Action', operation })),
+    ...(definition.functions ?? []).map((operation) => ({ kind: 'Function', operation })),
+  ];
+  const kinds = new Map<string, string>();
+  for (const { kind, operation } of operations) {
+    if (operation.boundTo !== undefined && definition.entitySets[operation.boundTo] === undefined)
+      throw definitionError(`${kind} ${operation.name} is bound to unknown entity set ${operation.boundTo}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(operation.name))
+      throw definitionError(`${kind} ${operation.name} is not an OData identifier`);
+    if ((kinds.get(operation.name) ?? kind) !== kind)
+      throw definitionError(`${operation.name} is both an action and a function`);
+    kinds.set(operation.name, kind);
+    if (operation.boundTo === undefined && definition.entitySets[operation.name] !== undefined)
+      throw definitionError(`The unbound ${kind.toLowerCase()} ${operation.name} has the name of an entity set`);
   }
   return Object.freeze({
     namespace: definition.namespace,
@@ -273,6 +303,7 @@ export function defineModel(definition: ModelDefinition): Model {
     sets,
     entityTypes,
     actions: definition.actions ?? [],
+    functions: definition.functions ?? [],
   });
 }
 

@@ -5,6 +5,8 @@ export {
   createODataService,
   ODataService,
   type ActionHandler,
+  type ActionImportHandler,
+  type FunctionHandler,
   type CreateHandler,
   type HttpService,
   type ODataServiceOptions,

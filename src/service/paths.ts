@@ -86,7 +86,10 @@ function nameSegment(segment: string): PathSegment {
   if (!segment.endsWith(')'))
     throw new ODataError('InvalidSyntax', `The key predicate of ${segment.slice(0, 60)} is not closed with ')'`);
   const name = segment.slice(0, open);
-  return { kind: 'name', name, key: parseKeyPredicate(segment.slice(open + 1, -1), name) };
+  const inside = segment.slice(open + 1, -1);
+  // `F()`: a function called without parameters
+  if (inside.trim() === '') return { kind: 'name', name, key: { kind: 'named', values: new Map() } };
+  return { kind: 'name', name, key: parseKeyPredicate(inside, name) };
 }
 
 /** `'WO-1'` or `PONumber='PO-1',LineNumber=2`: literals parsed by the query grammar (so `''` escapes a quote). */

@@ -12,6 +12,7 @@ import {
   readableProperties,
   type ActionDefinition,
   type EntitySet,
+  type FunctionDefinition,
   type EntityType,
   type Model,
   type Property,
@@ -20,6 +21,7 @@ import {
 import { parseQuery } from '../syntax/query-string.js';
 import type { LiteralValue } from '../syntax/ast.js';
 import { validateQuery, type QueryLimits } from '../validate/bind.js';
+import type { EdmPrimitiveType } from '../values/edm.js';
 import { suggest } from '../values/suggest.js';
 import type { BoundQuery } from '../validate/bound.js';
 import {
@@ -125,6 +127,27 @@ export type ActionHandler<Context> = (event: {
   readonly tx: StoreTransaction;
 }) => Promise<unknown>;
 
+/** An unbound action's work (`POST /Name`), inside a transaction; its result is the action's answer. */
+export type ActionImportHandler<Context> = (event: {
+  readonly action: ActionDefinition;
+  readonly parameters: Row;
+  readonly context: Context;
+  readonly tx: StoreTransaction;
+}) => Promise<unknown>;
+
+/**
+ * A function's answer: for a bound one, the entity it is called on; the checked parameters; the store to read (a
+ * function has no side effects).
+ */
+export type FunctionHandler<Context> = (event: {
+  readonly function: FunctionDefinition;
+  readonly parameters: Row;
+  readonly context: Context;
+  readonly store: Store;
+  readonly collection?: StoreCollection;
+  readonly entity?: Row;
+}) => unknown;
+
 export interface ODataServiceOptions<Context = undefined> {
   readonly model: Model;
   /** The store of every request; or give `resolve`, which finds each request's own. */
@@ -168,6 +191,10 @@ export interface ODataServiceOptions<Context = undefined> {
   readonly create?: Readonly<Record<string, CreateHandler<Context>>>;
   /** Bound action handlers by action name; an action of the model without one answers 501. */
   readonly actions?: Readonly<Record<string, ActionHandler<Context>>>;
+  /** Unbound action handlers (action imports, `POST /Name`) by action name. */
+  readonly actionImports?: Readonly<Record<string, ActionImportHandler<Context>>>;
+  /** Function handlers, bound or unbound, by function name. */
+  readonly functions?: Readonly<Record<string, FunctionHandler<Context>>>;
   /**
    * `odata` (default): an action's result as OData JSON (`{"@odata.context":…,"value":true}`); `bare`: the JSON value
    * alone (`true`), for interfaces that define it so.
@@ -195,11 +222,29 @@ function capabilities(model: Model, set: StoreCollection): Pick<EntitySet, 'inse
   return model.sets.get(set.name) ?? { insertable: false, updatable: false, deletable: false };
 }
 
-/** The action bound to the set's entities that a path segment names, plainly or qualified by the namespace. */
-function boundAction(model: Model, set: StoreCollection, segment: string): ActionDefinition | undefined {
-  const prefix = `${model.namespace}.`;
-  const name = segment.startsWith(prefix) ? segment.slice(prefix.length) : segment;
-  return model.actions.find((action) => action.name === name && action.boundTo === set.name);
+/** The operation bound to the set's entities that a path segment names, plainly or qualified by the namespace. */
+function boundOperation<T extends ActionDefinition | FunctionDefinition>(
+  operations: readonly T[],
+  namespace: string,
+  set: StoreCollection,
+  segment: string,
+): T | undefined {
+  const name = segment.startsWith(`${namespace}.`) ? segment.slice(namespace.length + 1) : segment;
+  return operations.find((operation) => operation.name === name && operation.boundTo === set.name);
+}
+
+/** The action or function import a first path segment names. */
+function unboundOperation(
+  model: Model,
+  name: string,
+):
+  | { readonly kind: 'action'; readonly operation: ActionDefinition }
+  | { readonly kind: 'function'; readonly operation: FunctionDefinition }
+  | undefined {
+  const action = model.actions.find((operation) => operation.name === name && operation.boundTo === undefined);
+  if (action !== undefined) return { kind: 'action', operation: action };
+  const fn = model.functions.find((operation) => operation.name === name && operation.boundTo === undefined);
+  return fn === undefined ? undefined : { kind: 'function', operation: fn };
 }
 
 function header(request: ServiceRequest, name: string): string | undefined {
@@ -458,6 +503,17 @@ export class ODataService<Context = undefined> implements HttpService {
   private async path(segments: readonly PathSegment[], c: Call<Context>, method: string): Promise<ServiceResponse> {
     const [first, ...rest] = segments;
     if (first === undefined || first.kind !== 'name') throw noResource(c);
+    const unbound = unboundOperation(this.model, first.name);
+    if (unbound !== undefined) {
+      if (rest.length > 0) throw noResource(c);
+      if (unbound.kind === 'action') {
+        if (first.key !== undefined) throw noResource(c);
+        allow(method, ['POST']);
+        return this.action(c, unbound.operation, undefined);
+      }
+      allow(method, ['GET']);
+      return this.callFunction(c, unbound.operation, first.key, undefined);
+    }
     const set = this.set(first.name);
     if (first.key === undefined) {
       if (rest.length === 0) return this.collection(c, set, method);
@@ -483,10 +539,15 @@ export class ODataService<Context = undefined> implements HttpService {
     const [second, ...tail] = rest as [PathSegment, ...PathSegment[]];
     if (second.kind === '$ref') throw refUnsupported();
     if (second.kind !== 'name') throw noResource(c);
-    const action = boundAction(this.model, set, second.name);
+    const action = boundOperation(this.model.actions, this.model.namespace, set, second.name);
     if (action !== undefined && second.key === undefined && tail.length === 0) {
       allow(method, ['POST']);
-      return this.action(c, set, action, key);
+      return this.action(c, action, { set, key });
+    }
+    const fn = boundOperation(this.model.functions, this.model.namespace, set, second.name);
+    if (fn !== undefined && tail.length === 0) {
+      allow(method, ['GET']);
+      return this.callFunction(c, fn, second.key, { set, key });
     }
     const property = set.entityType.properties.get(second.name);
     if (property !== undefined && second.key === undefined)
@@ -865,33 +926,78 @@ export class ODataService<Context = undefined> implements HttpService {
 
   // ── actions ────────────────────────────────────────────────────────────────
 
+  /** An action, bound to one entity (`target`) or unbound; its handler runs in a transaction. */
   private async action(
     c: Call<Context>,
-    set: StoreCollection,
     action: ActionDefinition,
-    key: Row,
+    target: { readonly set: StoreCollection; readonly key: Row } | undefined,
   ): Promise<ServiceResponse> {
     const bare = this.options.actionResults === 'bare';
     const format = bare ? undefined : this.jsonFormat(c);
     if (bare) negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'application/json');
-    const handler = this.options.actions?.[action.name];
-    if (handler === undefined)
+    const bound = target === undefined ? undefined : this.options.actions?.[action.name];
+    const unbound = target === undefined ? this.options.actionImports?.[action.name] : undefined;
+    if (bound === undefined && unbound === undefined)
       throw httpError('NotImplemented', `The action ${action.name} is not implemented by this service`);
     const parameters = checkActionBody(action, this.readBody(c), this.bodyOptions(c));
     const result = await c.store.transaction(async (tx) => {
+      if (target === undefined) return unbound!({ action, parameters, context: c.context, tx });
       // one write at a time per entity: an action and a PATCH of the same entity do not race
+      const { set, key } = target;
       await tx.lock(entityLock(set, key));
       const entity = await tx.get(set, key);
       if (entity === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-      return handler({ action, collection: set, entity, parameters, context: c.context, tx });
+      return bound!({ action, collection: set, entity, parameters, context: c.context, tx });
     });
-    const json = JSON.stringify(result ?? null);
-    if (format === undefined)
-      return { status: 200, headers: { 'content-type': 'application/json', 'odata-version': '4.0' }, body: json };
+    if (format === undefined) {
+      const body = JSON.stringify(result ?? null);
+      return { status: 200, headers: { 'content-type': 'application/json', 'odata-version': '4.0' }, body };
+    }
+    return this.valueResponse(c, format, action.returnType, result);
+  }
+
+  /**
+   * A function (`GET /F(a=1)`, `GET Set(key)/NS.F()`): its parameters are literals in the path, typed by its
+   * definition; its handler reads (no transaction) and answers with a value of its return type.
+   */
+  private async callFunction(
+    c: Call<Context>,
+    fn: FunctionDefinition,
+    call: KeyPredicate | undefined,
+    target: { readonly set: StoreCollection; readonly key: Row } | undefined,
+  ): Promise<ServiceResponse> {
+    const format = this.jsonFormat(c);
+    if (call === undefined)
+      throw httpError(
+        'InvalidSyntax',
+        `${fn.name} is a function: call it with its parameters in parentheses, as ${fn.name}(...)`,
+      );
+    const parameters = functionParameters(fn, call);
+    const handler = this.options.functions?.[fn.name];
+    if (handler === undefined)
+      throw httpError('NotImplemented', `The function ${fn.name} is not implemented by this service`);
+    let entity: Row | undefined;
+    if (target !== undefined) {
+      entity = await c.store.get(target.set, target.key, reading(c));
+      if (entity === undefined)
+        throw httpError('NotFound', `No ${target.set.entityType.name} ${describeKey(target.key)}`);
+    }
+    const result = await handler({
+      function: fn,
+      parameters,
+      context: c.context,
+      store: c.store,
+      ...(target === undefined ? {} : { collection: target.set, entity: entity! }),
+    });
+    return this.valueResponse(c, format, fn.returnType, result);
+  }
+
+  /** A primitive result as OData JSON: `{"@odata.context":"…$metadata#Edm.Int32","value":…}`. */
+  private valueResponse(c: Call<Context>, format: JsonFormat, type: EdmPrimitiveType, value: unknown): ServiceResponse {
+    const property: Property = { name: 'value', type, nullable: true, isKey: false };
     const context =
-      format.metadata === 'none'
-        ? ''
-        : `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${action.returnType}`)},`;
+      format.metadata === 'none' ? '' : `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${type}`)},`;
+    const json = value === null || value === undefined ? 'null' : propertyValueJson(property, value, format);
     return { status: 200, headers: this.jsonHeaders(format), body: `{${context}"value":${json}}` };
   }
 
@@ -1064,6 +1170,62 @@ function replacement(entityType: EntityType, existing: Row, changes: Row): Row {
       `A PUT replaces the whole ${entityType.name}: send ${missing.join(', ')} (required, no default)`,
       missing[0],
     );
+  }
+  return row;
+}
+
+/**
+ * A function's parameters from its call (`F(Price=10,Title='x')`): each named once, typed by its definition (an
+ * integer literal may stand for an Int64, Decimal or Double; a decimal one for a Double), the non-nullable ones
+ * required. A mistake is a 400 naming the parameter.
+ */
+function functionParameters(fn: FunctionDefinition, call: KeyPredicate): Row {
+  if (call.kind === 'single' && Object.keys(fn.parameters).length !== 1)
+    throw httpError('InvalidSyntax', `Name the parameters of ${fn.name}: ${fn.name}(Name=value,...)`);
+  const values = call.kind === 'single' ? new Map([[Object.keys(fn.parameters)[0]!, call.value]]) : call.values;
+  const row: Row = {};
+  for (const [name, literal] of values) {
+    const definition = fn.parameters[name];
+    if (definition === undefined) {
+      const near = suggest(name, Object.keys(fn.parameters));
+      throw httpError(
+        'InvalidSyntax',
+        `${fn.name} has no parameter ${name}${near === undefined ? '' : `; did you mean ${near}?`}`,
+        name,
+      );
+    }
+    if (literal.type === 'null') {
+      if (definition.nullable === false)
+        throw httpError('InvalidLiteral', `${name} of ${fn.name} cannot be null`, name);
+      row[name] = null;
+      continue;
+    }
+    const promotes: Readonly<Record<string, readonly string[]>> = {
+      'Edm.Int64': ['Edm.Int32'],
+      'Edm.Decimal': ['Edm.Int32', 'Edm.Int64'],
+      'Edm.Double': ['Edm.Int32', 'Edm.Int64', 'Edm.Decimal'],
+    };
+    if (literal.type !== definition.type && !(promotes[definition.type] ?? []).includes(literal.type)) {
+      throw httpError(
+        'TypeMismatch',
+        `${name} of ${fn.name} is ${definition.type}; the call gives ${literal.type}`,
+        name,
+      );
+    }
+    const value = 'value' in literal ? literal.value : null;
+    row[name] =
+      typeof value === 'bigint' || definition.type === 'Edm.Decimal' || definition.type === 'Edm.Int64'
+        ? String(value)
+        : definition.type === 'Edm.Double'
+          ? Number(value)
+          : value;
+  }
+  for (const [name, definition] of Object.entries(fn.parameters)) {
+    if (!(name in row)) {
+      if (definition.nullable === false)
+        throw httpError('InvalidSyntax', `${fn.name} needs its parameter ${name} (${definition.type})`, name);
+      row[name] = null;
+    }
   }
   return row;
 }

@@ -189,7 +189,7 @@ function expected(model: Model): Summary {
         action.name,
         {
           bound: true,
-          binding: `${model.namespace}.${model.entitySets.get(action.boundTo)!.name}`,
+          binding: `${model.namespace}.${model.entitySets.get(action.boundTo!)!.name}`,
           parameters: Object.fromEntries(
             Object.entries(action.parameters).map(([name, p]) => [name, value(p, p.nullable ?? true, false, false)]),
           ),
@@ -714,6 +714,53 @@ describe('CSDL of any model', () => {
     const touch = object(array(object(toCsdlJson(model).Demo).Touch)[0]);
     expect(array(touch.$Parameter).map((p) => object(p).$Name)).toEqual(['bindingParameter_', 'bindingParameter']);
     expect(fromJson(toCsdlJson(model))).toEqual(expected(model));
+  });
+
+  it('declares functions, and imports for the unbound functions and actions, in both formats', () => {
+    const model = defineModel({
+      namespace: 'Demo',
+      entitySets: { Things: Thing },
+      functions: [
+        { name: 'Score', boundTo: 'Things', parameters: {}, returnType: 'Edm.Decimal' },
+        { name: 'Cheaper', parameters: { Below: { type: 'Edm.Int32', nullable: false } }, returnType: 'Edm.Int32' },
+      ],
+      actions: [{ name: 'Reset', parameters: {}, returnType: 'Edm.Boolean' }],
+    });
+    const schema = schemaOf(toCsdlXml(model));
+    const functions = children(schema, 'Function');
+    expect(functions.map((f) => [attribute(f, 'Name'), f.attributes.get('IsBound')])).toEqual([
+      ['Score', 'true'],
+      ['Cheaper', undefined],
+    ]);
+    // a function may find no value: its result is nullable; an unbound one has no binding parameter
+    expect(only(functions[0]!, 'ReturnType').attributes.get('Nullable')).toBeUndefined();
+    expect(children(functions[1]!, 'Parameter').map((p) => attribute(p, 'Name'))).toEqual(['Below']);
+    expect(only(schema, 'Action').attributes.get('IsBound')).toBeUndefined();
+    const container = only(schema, 'EntityContainer');
+    expect(attribute(only(container, 'FunctionImport'), 'Function')).toBe('Demo.Cheaper');
+    expect(attribute(only(container, 'ActionImport'), 'Action')).toBe('Demo.Reset');
+    const json = object(toCsdlJson(model).Demo);
+    expect(object(array(json.Score)[0])).toMatchObject({ $Kind: 'Function', $IsBound: true });
+    expect(object(array(json.Reset)[0])).toEqual({ $Kind: 'Action', $ReturnType: { $Type: 'Edm.Boolean' } });
+    expect(object(json.Container)).toMatchObject({
+      Cheaper: { $Function: 'Demo.Cheaper' },
+      Reset: { $Action: 'Demo.Reset' },
+    });
+  });
+
+  it('refuses an operation named like an entity set, or an action and a function of one name', () => {
+    const functions = [{ name: 'Things', parameters: {}, returnType: 'Edm.Int32' as const }];
+    expect(() => defineModel({ namespace: 'Demo', entitySets: { Things: Thing }, functions })).toThrowError(
+      SchemaError,
+    );
+    expect(() =>
+      defineModel({
+        namespace: 'Demo',
+        entitySets: { Things: Thing },
+        functions: [{ name: 'Go', parameters: {}, returnType: 'Edm.Int32' }],
+        actions: [{ name: 'Go', parameters: {}, returnType: 'Edm.Int32' }],
+      }),
+    ).toThrowError(SchemaError);
   });
 
   it('refuses a schema where two elements share a name', () => {

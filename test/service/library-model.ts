@@ -1,6 +1,10 @@
 // A user's own model, unrelated to the plant: authors and their books (a collection navigation by foreign key), and
 // each book's reviews (a contained collection numbered per book). What docs/embedding.md shows a user writing.
 import { defineEntityType, defineModel, type Row } from '../../src/model/schema.js';
+import type { ODataServiceOptions } from '../../src/service/service.js';
+import { collectionsOf } from '../../src/service/store.js';
+import { parseQuery } from '../../src/syntax/query-string.js';
+import { validateQuery } from '../../src/validate/bind.js';
 
 export const Review = defineEntityType({
   name: 'Review',
@@ -43,7 +47,55 @@ export const libraryModel = defineModel({
     Authors: Author,
     Books: { type: Book, insertable: true, updatable: true, deletable: true },
   },
+  functions: [
+    // the average of a book's stars (null without reviews)
+    { name: 'Rating', boundTo: 'Books', parameters: {}, returnType: 'Edm.Decimal' },
+    // how many books cost less than Price
+    {
+      name: 'BooksBelow',
+      parameters: { Price: { type: 'Edm.Decimal', nullable: false, precision: 9, scale: 2 } },
+      returnType: 'Edm.Int32',
+    },
+  ],
+  actions: [
+    // every price changed by Percent (rounded to cents); answers how many books have a price
+    {
+      name: 'Reprice',
+      parameters: { Percent: { type: 'Edm.Int32', nullable: false, minimum: -50, maximum: 100 } },
+      returnType: 'Edm.Int32',
+    },
+  ],
 });
+
+/** The operations' handlers: what a user writes beside the model. */
+export const libraryOperations: Pick<ODataServiceOptions, 'functions' | 'actionImports'> = {
+  functions: {
+    Rating: async ({ store, entity }) => {
+      const reviews = collectionsOf(libraryModel).get('Review')!;
+      const rows = await store.transaction((tx) => tx.children(reviews, { ISBN: entity!['ISBN'] }));
+      if (rows.length === 0) return null;
+      return (rows.reduce((sum, row) => sum + Number(row['Stars']), 0) / rows.length).toFixed(2);
+    },
+    BooksBelow: ({ store, parameters }) =>
+      store.count(
+        collectionsOf(libraryModel).get('Books')!,
+        validateQuery(parseQuery(`$filter=Price lt ${String(parameters['Price'])}`), Book),
+      ),
+  },
+  actionImports: {
+    Reprice: async ({ tx, parameters }) => {
+      const books = collectionsOf(libraryModel).get('Books')!;
+      let repriced = 0;
+      for (const book of await tx.children(books, {})) {
+        if (book['Price'] === null) continue;
+        const cents = Math.round(Number(book['Price']) * (100 + Number(parameters['Percent'])));
+        await tx.update(books, { ...book, Price: (cents / 100).toFixed(2) });
+        repriced++;
+      }
+      return repriced;
+    },
+  },
+};
 
 /** The rows every store starts with, by collection. */
 export function libraryRows(): Record<string, Row[]> {

@@ -11,7 +11,7 @@ import { createODataService, type Store } from '../../src/service/index.js';
 import { odataPlugin } from '../../src/service/fastify.js';
 import { fetchHandler } from '../../src/service/fetch.js';
 import { createNodeServer, odataMiddleware } from '../../src/service/node-http.js';
-import { libraryModel, libraryRows } from './library-model.js';
+import { libraryModel, libraryOperations, libraryRows } from './library-model.js';
 import { storeFactories } from './stores.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -36,23 +36,31 @@ const adapters: Record<string, (store: Store) => Promise<Served>> = {
   fastify: async (store) => {
     const app = Fastify();
     await app.register(odataPlugin, {
-      service: createODataService({ model: libraryModel, store, basePath: '/odata' }),
+      service: createODataService({ model: libraryModel, store, basePath: '/odata', ...libraryOperations }),
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
     return { origin: `http://127.0.0.1:${port}`, close: () => app.close() };
   },
-  node: (store) => listen(createNodeServer(createODataService({ model: libraryModel, store, basePath: '/odata' }))),
+  node: (store) =>
+    listen(
+      createNodeServer(createODataService({ model: libraryModel, store, basePath: '/odata', ...libraryOperations })),
+    ),
   express: (store) => {
     const app = express();
     app.get('/hello', (_request, response) => {
       response.send('the app goes on serving its own routes');
     });
-    app.use('/odata', odataMiddleware(createODataService({ model: libraryModel, store, basePath: '/odata' })));
+    app.use(
+      '/odata',
+      odataMiddleware(createODataService({ model: libraryModel, store, basePath: '/odata', ...libraryOperations })),
+    );
     return listen(createHttpServer(app));
   },
   fetch: (store) => {
-    const handle = fetchHandler(createODataService({ model: libraryModel, store, basePath: '/odata' }));
+    const handle = fetchHandler(
+      createODataService({ model: libraryModel, store, basePath: '/odata', ...libraryOperations }),
+    );
     // what a fetch-style host (Hono's node server, Bun, Deno) does: a Request in, the Response's bytes out
     return listen(
       createHttpServer((request, response) => {
@@ -149,6 +157,17 @@ async function script(origin: string): Promise<Exchange[]> {
     ['deleted', "/Books('978-0156836715')"],
     ['delete again', "/Books('978-0156836715')", { method: 'DELETE' }],
     ['count after the writes', '/Books/$count'],
+    ['metadata', '/$metadata'],
+    ['bound function', "/Books('978-0156027601')/Library.Rating()"],
+    ['bound function without reviews', "/Books('978-0547773742')/Rating()"],
+    ['unbound function', '/BooksBelow(Price=10)'],
+    ['unbound function, one parameter unnamed', '/BooksBelow(9.99)'],
+    ['function without parentheses', '/BooksBelow'],
+    ['function with a wrong parameter', '/BooksBelow(Prize=10)'],
+    ['function with a wrong type', "/BooksBelow(Price='10')"],
+    ['unbound action', '/Reprice', { method: 'POST', headers: JSON_TYPE, body: '{"Percent":10}' }],
+    ['unbound action out of range', '/Reprice', { method: 'POST', headers: JSON_TYPE, body: '{"Percent":1000}' }],
+    ['repriced', '/Books?$select=ISBN,Price&$orderby=ISBN'],
     ['read-only set', '/Authors', { method: 'POST', headers: JSON_TYPE, body: '{"AuthorID":3,"Name":"X"}' }],
     ['no such set', '/Bookz'],
     ['bad filter', '/Books?$filter=Prize%20gt%201'],
@@ -260,6 +279,33 @@ describe('a user model served by odata-engine/service', () => {
     expect(by('deleted')).toMatchObject({ status: 404 });
     expect(by('delete again')).toMatchObject({ status: 404 });
     expect(by('count after the writes')).toMatchObject({ status: 200, body: 4 });
+    const metadata = String(by('metadata').body);
+    expect(metadata).toContain('<Function Name="Rating" IsBound="true">');
+    expect(metadata).toContain('<FunctionImport Name="BooksBelow" Function="Library.BooksBelow" />');
+    expect(metadata).toContain('<ActionImport Name="Reprice" Action="Library.Reprice" />');
+    expect(by('bound function').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Edm.Decimal',
+      value: 4.5,
+    });
+    expect(by('bound function without reviews').body).toMatchObject({ value: null });
+    expect(by('unbound function').body).toEqual({ '@odata.context': 'ORIGIN/odata/$metadata#Edm.Int32', value: 1 });
+    expect(by('unbound function, one parameter unnamed').body).toMatchObject({ value: 0 });
+    expect(by('function without parentheses')).toMatchObject({ status: 400 });
+    expect(by('function with a wrong parameter')).toMatchObject({
+      status: 400,
+      body: { error: { target: 'Prize', message: expect.stringContaining('did you mean Price?') } },
+    });
+    expect(by('function with a wrong type')).toMatchObject({ status: 400 });
+    expect(by('unbound action').body).toEqual({ '@odata.context': 'ORIGIN/odata/$metadata#Edm.Int32', value: 3 });
+    expect(by('unbound action out of range')).toMatchObject({ status: 400 });
+    expect(by('repriced').body).toMatchObject({
+      value: [
+        { ISBN: '978-0060512750', Price: 11.55 },
+        { ISBN: '978-0156027601', Price: 16.45 },
+        { ISBN: '978-0441478125', Price: 10.99 },
+        { ISBN: '978-0547773742', Price: null },
+      ],
+    });
     expect(by('read-only set')).toMatchObject({ status: 405 });
     expect(by('no such set')).toMatchObject({ status: 404 });
     expect(by('bad filter')).toMatchObject({ status: 400 });
