@@ -10,16 +10,18 @@
 // - Temporal precision: absent means whole seconds (CSDL, Type Facets: Precision), but the engine keeps
 //   DateTimeOffset values to the millisecond (SEMANTICS.md), so DateTimeOffset properties and parameters say 3.
 //
-// Navigation: the schema's navigations are collection-valued (parent → children). CSDL allows referential constraints
-// only on single-valued navigation properties (CSDL, Referential Constraint: the declaring type is the dependent end,
-// the target the principal), so a collection's `foreignKey` is not written as a ReferentialConstraint; it stays an
-// internal fact of the model. A non-contained navigation whose target type is the type of exactly one entity set gets
+// Navigation: collection-valued (parent → children) or single-valued (a line's order). CSDL allows referential
+// constraints only on single-valued navigation properties (CSDL, Referential Constraint: the declaring type is the
+// dependent end, the target the principal), so a single-valued navigation's `foreignKey` is written as its
+// ReferentialConstraint and a collection's stays an internal fact of the model. A single-valued navigation is nullable
+// unless every property of its foreign key is not. A non-contained navigation whose target type is the type of exactly one entity set gets
 // a NavigationPropertyBinding to that set (also below contained navigations, with a path such as `Notes/Author`);
 // contained navigations say `ContainsTarget` and need no binding.
 import {
   SchemaError,
   type ActionDefinition,
   type FunctionDefinition,
+  type NavigationProperty,
   type EntitySet,
   type EntityType,
   type Model,
@@ -235,6 +237,11 @@ function setAnnotations(set: EntitySet): Annotation[] {
   ];
 }
 
+/** A single-valued navigation finds no row when a property of its foreign key is null. */
+function navigationNullable(type: EntityType, nav: NavigationProperty): boolean {
+  return Object.keys(nav.foreignKey).some((name) => type.properties.get(name)?.nullable !== false);
+}
+
 function bindingParameter(operation: ActionDefinition | FunctionDefinition): string {
   let name = bindingParameterName;
   while (Object.hasOwn(operation.parameters, name)) name += '_';
@@ -381,11 +388,20 @@ function xmlEntityType(namespace: string, type: EntityType): XmlElement {
     ),
   );
   const navigation = [...type.navigation.values()].map((nav) =>
-    element('NavigationProperty', {
-      Name: nav.name,
-      Type: `Collection(${namespace}.${nav.target().name})`,
-      ContainsTarget: nav.contained === true ? true : undefined,
-    }),
+    element(
+      'NavigationProperty',
+      {
+        Name: nav.name,
+        Type: nav.collection ? `Collection(${namespace}.${nav.target().name})` : `${namespace}.${nav.target().name}`,
+        Nullable: !nav.collection && !navigationNullable(type, nav) ? false : undefined,
+        ContainsTarget: nav.contained === true ? true : undefined,
+      },
+      nav.collection
+        ? []
+        : Object.entries(nav.foreignKey).map(([property, referenced]) =>
+            element('ReferentialConstraint', { Property: property, ReferencedProperty: referenced }),
+          ),
+    ),
   );
   const description =
     type.description === undefined
@@ -512,9 +528,11 @@ function jsonEntityType(namespace: string, type: EntityType): CsdlJsonObject {
   for (const nav of type.navigation.values()) {
     members[nav.name] = {
       $Kind: 'NavigationProperty',
-      $Collection: true,
+      ...(nav.collection ? { $Collection: true } : {}),
       $Type: `${namespace}.${nav.target().name}`,
+      ...(!nav.collection && navigationNullable(type, nav) ? { $Nullable: true } : {}),
       ...(nav.contained === true ? { $ContainsTarget: true } : {}),
+      ...(nav.collection ? {} : { $ReferentialConstraint: { ...nav.foreignKey } }),
     };
   }
   if (type.description !== undefined) members[`@${core}.Description`] = type.description;

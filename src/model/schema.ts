@@ -51,18 +51,28 @@ export interface Property extends PropertyDefinition {
   readonly isKey: boolean;
 }
 
-/** A collection-valued navigation to child rows (contained or related by foreign key). */
+/**
+ * A navigation to related rows: collection-valued (an order's lines, contained or related by foreign key), or
+ * single-valued (a line's order, a book's author).
+ */
 export interface NavigationDefinition {
   /** The target entity type (a function so that types can refer to each other). */
   readonly target: () => EntityType;
-  /** Child property for each parent key property: `{ PONumber: 'PONumber' }`. */
+  /**
+   * How rows relate: for each property of this type, the target's property that holds the same value. A collection
+   * (an order's lines): `{ PONumber: 'PONumber' }`, this type's key to the children's foreign key. Single-valued (a
+   * book's author): `{ AuthorID: 'AuthorID' }`, this type's foreign key to the target's key, which it must cover.
+   */
   readonly foreignKey: Readonly<Record<string, string>>;
+  /** False: single-valued (at most one related row); default true. */
+  readonly collection?: boolean;
   /** Contained collections exist only under their parent (work-order comments, labor records). */
   readonly contained?: boolean;
 }
 
 export interface NavigationProperty extends NavigationDefinition {
   readonly name: string;
+  readonly collection: boolean;
 }
 
 export interface EntityTypeDefinition {
@@ -164,7 +174,12 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
       if (!properties.has(parentKey))
         throw definitionError(`${definition.name}.${name}: ${parentKey} is not a property`);
     }
-    navigation.set(name, Object.freeze({ ...nav, name }));
+    const collection = nav.collection !== false;
+    if (!collection && nav.contained === true)
+      throw definitionError(`${definition.name}.${name}: a contained navigation is a collection`);
+    if (Object.keys(nav.foreignKey).length === 0)
+      throw definitionError(`${definition.name}.${name}: the foreign key names no property`);
+    navigation.set(name, Object.freeze({ ...nav, name, collection }));
   }
   const defaultOrder = (definition.defaultOrder ?? []).map(({ property: name, descending }) => {
     const property = properties.get(name);
@@ -263,7 +278,18 @@ export function defineModel(definition: ModelDefinition): Model {
     if (known === type) return;
     if (known !== undefined) throw definitionError(`Two different entity types are named ${type.name}`);
     entityTypes.set(type.name, type);
-    for (const nav of type.navigation.values()) visit(nav.target());
+    for (const nav of type.navigation.values()) {
+      const target = nav.target();
+      if (!nav.collection) {
+        // a single-valued navigation finds its row by the target's key: the foreign key must give all of it
+        const referenced = new Set(Object.values(nav.foreignKey));
+        if (referenced.size !== target.key.length || target.key.some((k) => !referenced.has(k.name)))
+          throw definitionError(
+            `${type.name}.${nav.name}: a single-valued navigation's foreign key must give the whole key of ${target.name} (${target.key.map((k) => k.name).join(', ')})`,
+          );
+      }
+      visit(target);
+    }
   };
   const sets = new Map<string, EntitySet>();
   for (const [name, entry] of Object.entries(definition.entitySets)) {

@@ -56,7 +56,7 @@ export class MemoryStore implements Store {
     const compiled = compileQuery(query);
     // lambdas and /$count read a row's children: attached when the filter or an order key may reach them
     const withNavigation =
-      c.entityType.navigation.size > 0 &&
+      [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
       (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'));
     const run = async (): Promise<ReadResult> => {
       let rows: Iterable<Row> = this.arrays.get(c)!;
@@ -96,7 +96,8 @@ export class MemoryStore implements Store {
 
   /** Rows seen through lambdas (`any`, `all`) and `/$count` of navigations: each with its children's arrays. */
   private withChildren(entityType: EntityType, rows: Iterable<Row>): Row[] {
-    const navigations = [...entityType.navigation.values()].map((navigation) => {
+    const collections = [...entityType.navigation.values()].filter((navigation) => navigation.collection);
+    const navigations = collections.map((navigation) => {
       const target = collectionOfType(this.model, navigation.target());
       const pairs = Object.entries(navigation.foreignKey);
       const byParent = new Map<string, Row[]>();

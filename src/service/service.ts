@@ -568,6 +568,28 @@ export class ODataService<Context = undefined> implements HttpService {
     // a contained collection is named by its parent (Protocol §10: `WorkOrders('WO-1')/Comments`); other targets by
     // their own entity set
     const contextSet = navigation.contained === true ? `${canonical}/${navigation.name}` : child.name;
+    if (!navigation.collection) {
+      // one related entity (`Books('1')/Author`), found by the foreign key's values: none when one of them is null
+      if (second.key !== undefined)
+        throw httpError(
+          'NotFound',
+          `${navigation.name} is a single ${child.entityType.name}: address it without a key`,
+        );
+      const [next, ...more] = tail;
+      if (next?.kind === '$ref' && more.length === 0) throw refUnsupported();
+      const related = Object.values(parentValues).some((value) => value === null || value === undefined)
+        ? undefined
+        : parentValues;
+      const childProperty =
+        next?.kind === 'name' && next.key === undefined ? child.entityType.properties.get(next.name) : undefined;
+      if (next !== undefined && childProperty === undefined) throw noResource(c);
+      allow(method, ['GET']);
+      if (related === undefined) return { status: 204, headers: { 'odata-version': '4.0' } };
+      const relatedCanonical = `${child.name}(${describeKey(related, true, child.entityType)})`;
+      if (childProperty !== undefined)
+        return this.property(c, method, child, related, childProperty, relatedCanonical, more);
+      return this.readOne(c, child, related, contextSet);
+    }
     if (second.key === undefined) {
       const [next] = tail;
       if (next === undefined) {

@@ -91,21 +91,35 @@ interface Principal {
   readonly foreignKey: readonly (readonly [string, string])[];
 }
 
-/** The navigations that lead to `dependent` and whose constraint covers their principal's whole key. */
+/** The principals of `dependent`: by its single-valued navigations, and by the collections that lead to it, where the constraint covers the principal's whole key. */
 function principalsOf(model: Model, dependent: EntityType): readonly Principal[] {
   let byType = principalCache.get(model);
   if (byType === undefined) principalCache.set(model, (byType = new Map()));
   let principals = byType.get(dependent);
   if (principals === undefined) {
     const found: Principal[] = [];
+    const seen = new Set<string>();
+    const add = (type: EntityType, pairs: [string, string][]): void => {
+      const coversKey = pairs.length === type.key.length && type.key.every((k) => pairs.some(([p]) => p === k.name));
+      if (!coversKey || ![...collectionsOf(model).values()].some((c) => c.entityType === type)) return;
+      const id = `${type.name}\n${JSON.stringify([...pairs].sort())}`;
+      if (seen.has(id)) return;
+      seen.add(id);
+      found.push({ collection: collectionOfType(model, type), foreignKey: pairs });
+    };
+    // single-valued navigations of the dependent (a book's author)
+    for (const navigation of dependent.navigation.values()) {
+      if (!navigation.collection)
+        add(
+          navigation.target(),
+          Object.entries(navigation.foreignKey).map(([own, referenced]): [string, string] => [referenced, own]),
+        );
+    }
+    // collections that lead to it (an author's books)
     for (const type of model.entityTypes.values()) {
       for (const navigation of type.navigation.values()) {
-        if (navigation.target() !== dependent) continue;
-        const pairs = Object.entries(navigation.foreignKey);
-        const coversKey =
-          pairs.length === type.key.length && type.key.every((k) => navigation.foreignKey[k.name] !== undefined);
-        if (!coversKey || ![...collectionsOf(model).values()].some((c) => c.entityType === type)) continue;
-        found.push({ collection: collectionOfType(model, type), foreignKey: pairs });
+        if (!navigation.collection || navigation.target() !== dependent) continue;
+        add(type, Object.entries(navigation.foreignKey));
       }
     }
     byType.set(dependent, (principals = found));

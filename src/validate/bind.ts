@@ -735,6 +735,23 @@ class Binder {
       }
       const navigation = type.navigation.get(segment.name);
       if (navigation === undefined) this.unknownProperty(type, segment.name, segment.span);
+      if (!navigation.collection) {
+        if (next !== undefined && (next.kind === 'any' || next.kind === 'all' || next.kind === 'count')) {
+          this.fail(
+            'TypeMismatch',
+            next.span,
+            `${segment.name} is a single ${navigation.target().name}, not a collection`,
+            `${next.kind === 'count' ? '$count' : `${next.kind}(...)`} needs a navigation collection`,
+          );
+        }
+        // recognised, not offered yet: the joins of single-valued paths come with $expand
+        return this.fail(
+          'NotImplemented',
+          segment.span,
+          `Paths through the single-valued navigation ${segment.name} are not supported yet`,
+          `read it at its own address, as ${type.name}(...)/${segment.name}`,
+        );
+      }
       if (next === undefined) {
         return this.fail(
           'TypeMismatch',
@@ -1022,11 +1039,12 @@ class Binder {
         return this.fail('NotImplemented', item.span, 'Only property names can be selected');
       const property = this.entityType.properties.get(first.name);
       if (property === undefined) {
-        if (this.entityType.navigation.has(first.name)) {
+        const navigation = this.entityType.navigation.get(first.name);
+        if (navigation !== undefined) {
           this.fail(
             'TypeMismatch',
             first.span,
-            `${first.name} is a collection, not a property`,
+            `${first.name} is ${navigation.collection ? 'a collection' : `a single ${navigation.target().name}`}, not a property`,
             '$expand is not supported; read it at its own address',
           );
         }

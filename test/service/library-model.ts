@@ -28,7 +28,23 @@ export const Book = defineEntityType({
     Published: { type: 'Edm.Date' },
     Updated: { type: 'Edm.DateTimeOffset', computed: true, managed: 'modified' },
   },
-  navigation: { Reviews: { target: () => Review, foreignKey: { ISBN: 'ISBN' }, contained: true } },
+  navigation: {
+    Reviews: { target: () => Review, foreignKey: { ISBN: 'ISBN' }, contained: true },
+    Author: { target: () => Author, foreignKey: { AuthorID: 'AuthorID' }, collection: false },
+    Editions: { target: () => Edition, foreignKey: { ISBN: 'ISBN' } },
+  },
+});
+
+/** A printing of a book: a composite key, and a single-valued navigation back to its book. */
+export const Edition = defineEntityType({
+  name: 'Edition',
+  key: ['ISBN', 'Number'],
+  properties: {
+    ISBN: { type: 'Edm.String', maxLength: 17 },
+    Number: { type: 'Edm.Int32' },
+    Year: { type: 'Edm.Int32', nullable: false },
+  },
+  navigation: { Book: { target: () => Book, foreignKey: { ISBN: 'ISBN' }, collection: false } },
 });
 
 export const Author = defineEntityType({
@@ -46,6 +62,7 @@ export const libraryModel = defineModel({
   entitySets: {
     Authors: Author,
     Books: { type: Book, insertable: true, updatable: true, deletable: true },
+    Editions: { type: Edition, insertable: true },
   },
   functions: [
     // the average of a book's stars (null without reviews)
@@ -131,6 +148,11 @@ export function libraryRows(): Record<string, Row[]> {
         Updated: updated,
       },
       { ISBN: '978-0156836715', Title: 'The Cyberiad', AuthorID: 2, Price: null, Published: null, Updated: updated },
+    ],
+    Editions: [
+      { ISBN: '978-0156027601', Number: 1, Year: 1970 },
+      { ISBN: '978-0156027601', Number: 2, Year: 2002 },
+      { ISBN: '978-0441478125', Number: 1, Year: 1969 },
     ],
     Review: [
       { ISBN: '978-0156027601', ReviewID: 1, Stars: 5, Text: 'The ocean thinks.' },

@@ -157,6 +157,24 @@ async function script(origin: string): Promise<Exchange[]> {
     ['deleted', "/Books('978-0156836715')"],
     ['delete again', "/Books('978-0156836715')", { method: 'DELETE' }],
     ['count after the writes', '/Books/$count'],
+    ['single-valued navigation', "/Books('978-0156027601')/Author"],
+    ['a property through it', "/Books('978-0156027601')/Author/Name"],
+    ['composite key', "/Editions(ISBN='978-0156027601',Number=2)"],
+    ['composite key, parts in another order', "/Editions(Number=2,ISBN='978-0156027601')/Year"],
+    ['navigation to a composite key', "/Books('978-0156027601')/Editions?$orderby=Number%20desc"],
+    ['one of them by the rest of its key', "/Books('978-0156027601')/Editions(1)"],
+    ['back to the book', "/Editions(ISBN='978-0441478125',Number=1)/Book/Title"],
+    ['a filter through a single-valued navigation', "/Books?$filter=Author/Name%20eq%20'x'"],
+    [
+      'an edition of no book',
+      '/Editions',
+      { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ ISBN: '978-9999999999', Number: 1, Year: 2000 }) },
+    ],
+    [
+      'an edition',
+      '/Editions',
+      { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ ISBN: '978-0156027601', Number: 3, Year: 2020 }) },
+    ],
     ['metadata', '/$metadata'],
     ['bound function', "/Books('978-0156027601')/Library.Rating()"],
     ['bound function without reviews', "/Books('978-0547773742')/Rating()"],
@@ -233,6 +251,7 @@ describe('a user model served by odata-engine/service', () => {
       value: [
         { name: 'Authors', kind: 'EntitySet', url: 'Authors' },
         { name: 'Books', kind: 'EntitySet', url: 'Books' },
+        { name: 'Editions', kind: 'EntitySet', url: 'Editions' },
       ],
     });
     expect(by('filter, order, count').body).toEqual({
@@ -279,7 +298,43 @@ describe('a user model served by odata-engine/service', () => {
     expect(by('deleted')).toMatchObject({ status: 404 });
     expect(by('delete again')).toMatchObject({ status: 404 });
     expect(by('count after the writes')).toMatchObject({ status: 200, body: 4 });
+    expect(by('single-valued navigation').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Authors/$entity',
+      AuthorID: 2,
+      Name: 'Stanisław Lem',
+    });
+    expect(by('a property through it').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Authors(2)/Name',
+      value: 'Stanisław Lem',
+    });
+    expect(by('composite key').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Editions/$entity',
+      ISBN: '978-0156027601',
+      Number: 2,
+      Year: 2002,
+    });
+    expect(by('composite key, parts in another order').body).toMatchObject({ value: 2002 });
+    expect(by('navigation to a composite key').body).toMatchObject({
+      '@odata.context': 'ORIGIN/odata/$metadata#Editions',
+      value: [{ Number: 2 }, { Number: 1 }],
+    });
+    expect(by('one of them by the rest of its key').body).toMatchObject({ Number: 1, Year: 1970 });
+    expect(by('back to the book').body).toMatchObject({ value: 'The Left Hand of Darkness' });
+    expect(by('a filter through a single-valued navigation')).toMatchObject({
+      status: 501,
+      body: { error: { code: 'NotImplemented' } },
+    });
+    expect(by('an edition of no book')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'InvalidBody', target: 'ISBN', message: 'ISBN 978-9999999999 names no Book' } },
+    });
+    expect(by('an edition')).toMatchObject({
+      status: 201,
+      location: "ORIGIN/odata/Editions(ISBN='978-0156027601',Number=3)",
+    });
     const metadata = String(by('metadata').body);
+    expect(metadata).toContain('<NavigationProperty Name="Author" Type="Library.Author" Nullable="false">');
+    expect(metadata).toContain('<ReferentialConstraint Property="AuthorID" ReferencedProperty="AuthorID" />');
     expect(metadata).toContain('<Function Name="Rating" IsBound="true">');
     expect(metadata).toContain('<FunctionImport Name="BooksBelow" Function="Library.BooksBelow" />');
     expect(metadata).toContain('<ActionImport Name="Reprice" Action="Library.Reprice" />');
