@@ -5,8 +5,11 @@ import { ODataError } from '../errors.js';
 
 /** How an OData JSON answer is written for this request. */
 export interface JsonFormat {
-  /** `minimal` (context URL and the annotations the format requires) or `none` (no context URL). */
-  readonly metadata: 'minimal' | 'none';
+  /**
+   * `minimal` (context URL and the annotations the format requires), `full` (also each entity's type, id, edit or
+   * read link and navigation links) or `none` (no context URL).
+   */
+  readonly metadata: 'minimal' | 'full' | 'none';
   /** IEEE754Compatible=true: Int64 and Decimal values (and `@odata.count`) as strings. */
   readonly ieee754Compatible: boolean;
   /** The answer's Content-Type: the format parameters chosen, and a charset only when the client named one. */
@@ -135,17 +138,16 @@ export function negotiateJson(
       range.parameters.get('metadata') ??
       'minimal'
     ).toLowerCase();
-    // full metadata (`@odata.id`, `@odata.type`... on every entity) is not produced yet
-    if (metadata !== 'minimal' && metadata !== 'none') continue;
+    if (metadata !== 'minimal' && metadata !== 'full' && metadata !== 'none') continue;
     const charset = range.parameters.get('charset')?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') continue;
     const ieee = (range.parameters.get('ieee754compatible') ?? '').toLowerCase();
     return jsonFormat(metadata, ieee === 'true' || bodyAsks, charset !== undefined);
   }
-  throw notAcceptable('application/json with odata.metadata=minimal or none', format);
+  throw notAcceptable('application/json with odata.metadata=minimal, full or none', format);
 }
 
-function jsonFormat(metadata: 'minimal' | 'none', ieee754Compatible: boolean, charset: boolean): JsonFormat {
+function jsonFormat(metadata: JsonFormat['metadata'], ieee754Compatible: boolean, charset: boolean): JsonFormat {
   return {
     metadata,
     ieee754Compatible,

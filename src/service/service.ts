@@ -756,9 +756,16 @@ export class ODataService<Context = undefined> implements HttpService {
     contextPath = set.name,
   ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
-    const plan = this.readPlan(c, set, parent);
+    const full = format.metadata === 'full';
+    const plan = this.readPlan(c, set, parent, full);
     const { rows: raw, count } = await plan.read.run(reading(c));
-    const write = format.ieee754Compatible ? plan.writeCompatible : plan.write;
+    // full metadata: each entity's control information, from its key (read beside the selection), then its members
+    const write = full
+      ? (row: unknown): string =>
+          `${this.controlInformation(c, set, row as Row, contextPath)}${plan.select.length === 0 ? '' : ','}${entityMembers(plan.select, row as Row, format)}`
+      : format.ieee754Compatible
+        ? plan.writeCompatible
+        : plan.write;
     let body =
       format.metadata === 'none'
         ? '{'
@@ -795,8 +802,8 @@ export class ODataService<Context = undefined> implements HttpService {
    * row more than the page, to know whether a next link is due) and of the count, and the entity writers. Kept per
    * site, collection, parent and query string: a repeated query skips parsing, binding and SQL generation.
    */
-  private readPlan(c: Call<Context>, set: StoreCollection, parent?: Row): ReadPlan {
-    const cacheKey = `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${c.rawQuery}`;
+  private readPlan(c: Call<Context>, set: StoreCollection, parent: Row | undefined, full: boolean): ReadPlan {
+    const cacheKey = `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${full ? 'full' : ''}\n${c.rawQuery}`;
     const cached = this.plans.get(cacheKey);
     if (cached !== undefined) return cached;
     const options = parseQuery(c.rawQuery);
@@ -804,9 +811,16 @@ export class ODataService<Context = undefined> implements HttpService {
     const top = bound.top;
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
     const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
-    const read = prepareRead(c.store, set, page, parent);
+    // full metadata needs each row's key for its id: the key is read beside the selection, and rows come decoded
+    const withKey = readableProperties(set.entityType).filter(
+      (p) => bound.select.includes(p) || set.entityType.key.includes(p),
+    );
+    const read = full
+      ? defaultPreparedRead(c.store, set, { ...page, select: withKey }, parent)
+      : prepareRead(c.store, set, page, parent);
     const plan: ReadPlan = {
       read,
+      select: bound.select,
       top,
       skip: bound.skip ?? 0,
       pageTop,
@@ -852,11 +866,28 @@ export class ODataService<Context = undefined> implements HttpService {
   ): ServiceResponse {
     const selected =
       select.length === readableProperties(set.entityType).length ? '' : `(${select.map((p) => p.name).join(',')})`;
-    const context =
-      format.metadata === 'none'
-        ? ''
-        : `"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}${select.length === 0 ? '' : ','}`;
-    return { status, headers: this.jsonHeaders(format), body: `{${context}${entityMembers(select, row, format)}}` };
+    const parts: string[] = [];
+    if (format.metadata !== 'none')
+      parts.push(`"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}`);
+    if (format.metadata === 'full') parts.push(this.controlInformation(c, set, row, contextSet));
+    if (select.length > 0) parts.push(entityMembers(select, row, format));
+    return { status, headers: this.jsonHeaders(format), body: `{${parts.join(',')}}` };
+  }
+
+  /**
+   * What full metadata adds to an entity (JSON Format §4.6): its type, its id (the canonical URL: under its entity
+   * set, or under its parent's navigation when contained), the edit link of an updatable entity or else the read
+   * link, and the link of each navigation.
+   */
+  private controlInformation(c: Call<Context>, set: StoreCollection, row: Row, contextPath: string): string {
+    const type = set.entityType;
+    const key = describeKey(keyOf(set, row), true, type);
+    const id = `${c.base}/${this.model.sets.has(set.name) ? set.name : contextPath}(${key})`;
+    const link = capabilities(this.model, set).updatable ? 'editLink' : 'readLink';
+    let out = `"@odata.type":${JSON.stringify(`#${this.model.namespace}.${type.name}`)},"@odata.id":${JSON.stringify(id)},"@odata.${link}":${JSON.stringify(id)}`;
+    for (const navigation of type.navigation.values())
+      out += `,${JSON.stringify(`${navigation.name}@odata.navigationLink`)}:${JSON.stringify(`${id}/${navigation.name}`)}`;
+    return out;
   }
 
   // ── writes ─────────────────────────────────────────────────────────────────
@@ -1041,6 +1072,8 @@ export class ODataService<Context = undefined> implements HttpService {
 
 interface ReadPlan {
   readonly read: PreparedRead;
+  /** The properties the client selected. */
+  readonly select: readonly Property[];
   readonly top: number | undefined;
   readonly skip: number;
   readonly pageTop: number;
@@ -1163,7 +1196,13 @@ let nextStoreId = 1;
 
 /** A store's prepared read, or the service's own over `read` and the decoded rows' JSON writer. */
 function prepareRead(store: Store, set: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
-  if (store.prepareRead !== undefined) return store.prepareRead(set, query, parent);
+  return store.prepareRead !== undefined
+    ? store.prepareRead(set, query, parent)
+    : defaultPreparedRead(store, set, query, parent);
+}
+
+/** A read over the store's `read`: decoded rows, written by the JSON writer of decoded values. */
+function defaultPreparedRead(store: Store, set: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
   return {
     run: (options) => store.read(set, query, { ...options, ...(parent === undefined ? {} : { parent }) }),
     writer: (options) => (row) => entityMembers(query.select, row as Row, options),

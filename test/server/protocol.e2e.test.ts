@@ -203,9 +203,42 @@ describe.each(kinds)('OData protocol on %s', (storage) => {
       expect(body.value).toHaveLength(2);
     });
 
+    it('answers odata.metadata=full with each entity’s type, id, links and navigation links', async () => {
+      const response = await get('/PurchaseOrders?$top=1&$select=PONumber,Status&$orderby=PONumber', {
+        accept: 'application/json;odata.metadata=full',
+      });
+      expect(response.headers.get('content-type')).toBe('application/json;odata.metadata=full;odata.streaming=true');
+      const [order] = (await json(response)).value as Record<string, unknown>[];
+      const id = `${s.root}/PurchaseOrders('${String(order!['PONumber'])}')`;
+      expect(order).toEqual({
+        '@odata.type': '#PlantData.PurchaseOrder',
+        '@odata.id': id,
+        '@odata.editLink': id,
+        'Lines@odata.navigationLink': `${id}/Lines`,
+        'Attachments@odata.navigationLink': `${id}/Attachments`,
+        PONumber: order!['PONumber'],
+        Status: order!['Status'],
+      });
+      // read-only entities have a read link; contained ones an id under their parent
+      const workOrder = await json(
+        await get('/WorkOrders?$top=1&$filter=Comments/any()', { accept: 'application/json;odata.metadata=full' }),
+      );
+      const first = (workOrder.value as Record<string, unknown>[])[0]!;
+      expect(first['@odata.readLink']).toBe(first['@odata.id']);
+      const comments = await json(
+        await get(`/WorkOrders('${String(first['WorkOrderID'])}')/Comments?$top=1`, {
+          accept: 'application/json;odata.metadata=full',
+        }),
+      );
+      expect(comments.value).toHaveLength(1);
+      for (const comment of comments.value as Record<string, unknown>[])
+        expect(comment['@odata.id']).toBe(
+          `${s.root}/WorkOrders('${String(first['WorkOrderID'])}')/Comments(${String(comment['CommentID'])})`,
+        );
+    });
+
     it.each([
       ['application/xml', '/Accounts'],
-      ['application/json;odata.metadata=full', '/Accounts'],
       ['text/html', '/Accounts'],
       ['application/json;q=0, text/csv', '/Accounts'],
       ['application/json;charset=iso-8859-1', '/Accounts'],

@@ -96,6 +96,7 @@ interface Exchange {
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+const FULL = { accept: 'application/json;odata.metadata=full' };
 
 /** The requests every pairing answers, in order (writes included, so later reads see them). */
 async function script(origin: string): Promise<Exchange[]> {
@@ -175,6 +176,12 @@ async function script(origin: string): Promise<Exchange[]> {
       '/Editions',
       { method: 'POST', headers: JSON_TYPE, body: JSON.stringify({ ISBN: '978-0156027601', Number: 3, Year: 2020 }) },
     ],
+    [
+      'full metadata of a contained collection',
+      "/Books('978-0156027601')/Reviews?$select=Stars&$orderby=ReviewID",
+      { headers: FULL },
+    ],
+    ['full metadata of one entity', "/Editions(ISBN='978-0156027601',Number=1)", { headers: FULL }],
     ['metadata', '/$metadata'],
     ['bound function', "/Books('978-0156027601')/Library.Rating()"],
     ['bound function without reviews', "/Books('978-0547773742')/Rating()"],
@@ -331,6 +338,27 @@ describe('a user model served by odata-engine/service', () => {
     expect(by('an edition')).toMatchObject({
       status: 201,
       location: "ORIGIN/odata/Editions(ISBN='978-0156027601',Number=3)",
+    });
+    const review = "ORIGIN/odata/Books('978-0156027601')/Reviews";
+    expect(by('full metadata of a contained collection').body).toEqual({
+      '@odata.context': "ORIGIN/odata/$metadata#Books('978-0156027601')/Reviews(Stars)",
+      value: [1, 2].map((n) => ({
+        '@odata.type': '#Library.Review',
+        '@odata.id': `${review}(${n})`,
+        '@odata.readLink': `${review}(${n})`,
+        Stars: n === 1 ? 5 : 4,
+      })),
+    });
+    const edition = "ORIGIN/odata/Editions(ISBN='978-0156027601',Number=1)";
+    expect(by('full metadata of one entity').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Editions/$entity',
+      '@odata.type': '#Library.Edition',
+      '@odata.id': edition,
+      '@odata.readLink': edition,
+      'Book@odata.navigationLink': `${edition}/Book`,
+      ISBN: '978-0156027601',
+      Number: 1,
+      Year: 1970,
     });
     const metadata = String(by('metadata').body);
     expect(metadata).toContain('<NavigationProperty Name="Author" Type="Library.Author" Nullable="false">');
