@@ -30,14 +30,19 @@ export {
   SchemaError,
   readableProperties,
   type ActionDefinition,
+  type EdmValues,
+  type EntitySetDefinition,
   type EntityType,
   type EntityTypeDefinition,
+  type FunctionDefinition,
   type Model,
   type ModelDefinition,
   type NavigationDefinition,
   type NavigationProperty,
   type Property,
   type PropertyDefinition,
+  type Row,
+  type RowOfDefinition,
 } from './model/schema.js';
 export { validateQuery, defaultLimits, type QueryLimits } from './validate/bind.js';
 export type * from './validate/bound.js';

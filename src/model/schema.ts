@@ -105,6 +105,39 @@ export interface EntityType {
 /** An entity's values by property name: what stores keep, bodies carry and the backends read. */
 export type Row = Record<string, unknown>;
 
+/**
+ * The values a row holds for each EDM type, as the stores and checked bodies give them to an application's handlers
+ * (docs/backends.md lists every form the backends accept).
+ */
+export interface EdmValues {
+  'Edm.String': string;
+  'Edm.Boolean': boolean;
+  'Edm.Int32': number;
+  /** Canonical digit text from bodies and SQL stores; a number or bigint where your own rows hold one. */
+  'Edm.Int64': string | number | bigint;
+  /** Canonical decimal text from bodies and SQL stores; a number where your own rows hold one. */
+  'Edm.Decimal': string | number;
+  'Edm.Double': number;
+  'Edm.Date': string;
+  'Edm.DateTimeOffset': string;
+  'Edm.TimeOfDay': string;
+  'Edm.Duration': string;
+  'Edm.Guid': string;
+  'Edm.Binary': Uint8Array;
+}
+
+/**
+ * The row type of an entity type definition: each property's value, `| null` unless it is a key or not nullable.
+ * Declare the definition `as const satisfies EntityTypeDefinition` and pass it to defineEntityType: `RowOfDefinition<
+ * typeof bookDefinition>` is then the row your handlers receive. (defineEntityType itself cannot infer it: entity types
+ * that navigate to each other would make the inference circular.)
+ */
+export type RowOfDefinition<D extends EntityTypeDefinition> = {
+  -readonly [K in keyof D['properties']]:
+    | EdmValues[D['properties'][K]['type']]
+    | (K extends D['key'][number] ? never : D['properties'][K] extends { readonly nullable: false } ? never : null);
+};
+
 /** What a rule finds wrong in a row: the field to blame, a sentence, and where in the field's text (optional). */
 export interface RuleProblem {
   readonly target: string;

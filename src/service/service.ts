@@ -118,14 +118,17 @@ export type CreateHandler<Context> = (event: {
  * A bound action's work, inside a transaction that holds the entity (no concurrent update or action on it): the
  * entity read in that transaction and the checked parameters; its result is the action's answer.
  */
-export type ActionHandler<Context> = (event: {
-  readonly action: ActionDefinition;
-  readonly collection: StoreCollection;
-  readonly entity: Row;
-  readonly parameters: Row;
-  readonly context: Context;
-  readonly tx: StoreTransaction;
-}) => Promise<unknown>;
+export type ActionHandler<Context, Entity extends Row = Row> = {
+  // a method's parameters are compared both ways: a handler typed for its set's rows fits the options' record
+  handle(event: {
+    readonly action: ActionDefinition;
+    readonly collection: StoreCollection;
+    readonly entity: Entity;
+    readonly parameters: Row;
+    readonly context: Context;
+    readonly tx: StoreTransaction;
+  }): Promise<unknown>;
+}['handle'];
 
 /** An unbound action's work (`POST /Name`), inside a transaction; its result is the action's answer. */
 export type ActionImportHandler<Context> = (event: {
@@ -139,14 +142,16 @@ export type ActionImportHandler<Context> = (event: {
  * A function's answer: for a bound one, the entity it is called on; the checked parameters; the store to read (a
  * function has no side effects).
  */
-export type FunctionHandler<Context> = (event: {
-  readonly function: FunctionDefinition;
-  readonly parameters: Row;
-  readonly context: Context;
-  readonly store: Store;
-  readonly collection?: StoreCollection;
-  readonly entity?: Row;
-}) => unknown;
+export type FunctionHandler<Context, Entity extends Row = Row> = {
+  handle(event: {
+    readonly function: FunctionDefinition;
+    readonly parameters: Row;
+    readonly context: Context;
+    readonly store: Store;
+    readonly collection?: StoreCollection;
+    readonly entity?: Entity;
+  }): unknown;
+}['handle'];
 
 export interface ODataServiceOptions<Context = undefined> {
   readonly model: Model;

@@ -1,7 +1,13 @@
 // A user's own model, unrelated to the plant: authors and their books (a collection navigation by foreign key), and
 // each book's reviews (a contained collection numbered per book). What docs/embedding.md shows a user writing.
-import { defineEntityType, defineModel, type Row } from '../../src/model/schema.js';
-import type { ODataServiceOptions } from '../../src/service/service.js';
+import {
+  defineEntityType,
+  defineModel,
+  type EntityTypeDefinition,
+  type Row,
+  type RowOfDefinition,
+} from '../../src/model/schema.js';
+import type { FunctionHandler, ODataServiceOptions } from '../../src/service/service.js';
 import { collectionsOf } from '../../src/service/store.js';
 import { parseQuery } from '../../src/syntax/query-string.js';
 import { validateQuery } from '../../src/validate/bind.js';
@@ -17,7 +23,7 @@ export const Review = defineEntityType({
   },
 });
 
-export const Book = defineEntityType({
+const bookDefinition = {
   name: 'Book',
   key: ['ISBN'],
   properties: {
@@ -33,7 +39,10 @@ export const Book = defineEntityType({
     Author: { target: () => Author, foreignKey: { AuthorID: 'AuthorID' }, collection: false },
     Editions: { target: () => Edition, foreignKey: { ISBN: 'ISBN' } },
   },
-});
+} as const satisfies EntityTypeDefinition;
+export const Book = defineEntityType(bookDefinition);
+/** A book's row as handlers receive it, inferred from its definition. */
+export type BookRow = RowOfDefinition<typeof bookDefinition>;
 
 /** A printing of a book: a composite key, and a single-valued navigation back to its book. */
 export const Edition = defineEntityType({
@@ -87,12 +96,14 @@ export const libraryModel = defineModel({
 /** The operations' handlers: what a user writes beside the model. */
 export const libraryOperations: Pick<ODataServiceOptions, 'functions' | 'actionImports'> = {
   functions: {
-    Rating: async ({ store, entity }) => {
+    Rating: (async ({ store, entity }) => {
       const reviews = collectionsOf(libraryModel).get('Review')!;
-      const rows = await store.transaction((tx) => tx.children(reviews, { ISBN: entity!['ISBN'] }));
+      // typed: entity.ISBN is a string, entity.Price a string, number or null
+      const isbn: string = entity!.ISBN;
+      const rows = await store.transaction((tx) => tx.children(reviews, { ISBN: isbn }));
       if (rows.length === 0) return null;
       return (rows.reduce((sum, row) => sum + Number(row['Stars']), 0) / rows.length).toFixed(2);
-    },
+    }) satisfies FunctionHandler<undefined, BookRow>,
     BooksBelow: ({ store, parameters }) =>
       store.count(
         collectionsOf(libraryModel).get('Books')!,

@@ -6,12 +6,12 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createODataService, type Store } from '../../src/service/index.js';
 import { odataPlugin } from '../../src/service/fastify.js';
 import { fetchHandler } from '../../src/service/fetch.js';
 import { createNodeServer, odataMiddleware } from '../../src/service/node-http.js';
-import { libraryModel, libraryOperations, libraryRows } from './library-model.js';
+import { libraryModel, libraryOperations, libraryRows, type BookRow } from './library-model.js';
 import { storeFactories } from './stores.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -393,6 +393,17 @@ describe('a user model served by odata-engine/service', () => {
     expect(by('no such set')).toMatchObject({ status: 404 });
     expect(by('bad filter')).toMatchObject({ status: 400 });
     expect(by('key in body is not offered')).toMatchObject({ status: 405 });
+  });
+
+  it('infers the row type handlers receive from the definition (checked by tsc)', () => {
+    expectTypeOf<BookRow>().toEqualTypeOf<{
+      ISBN: string;
+      Title: string;
+      AuthorID: number;
+      Price: string | number | null;
+      Published: string | null;
+      Updated: string | null;
+    }>();
   });
 
   it('answers the same on every store and through every adapter', () => {
