@@ -71,3 +71,74 @@ export function unavailable(message: string, retryAfter: number): ODataError & {
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
+
+/** What a pooled driver tells `acquireWithin` when the wait ran out: the message, and whether every connection was busy. */
+export interface AcquireTimeout {
+  readonly message: string;
+  readonly poolFull: boolean;
+}
+
+/**
+ * A connection from `connect` within `waitMs`, or a 503 (`retryAfter` 1 s, `poolFull` as `timedOut` says); the
+ * caller's abort ends the wait with its reason. A connection that arrives after the wait ended is released.
+ */
+export function acquireWithin<C>(
+  connect: () => Promise<C>,
+  release: (connection: C) => void,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+  timedOut: () => AcquireTimeout,
+): Promise<C> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    let done = false;
+    const finish = (): boolean => {
+      if (done) return false;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      return true;
+    };
+    const timer = setTimeout(() => {
+      if (!finish()) return;
+      const { message, poolFull } = timedOut();
+      reject(Object.assign(unavailable(message, 1), { poolFull }));
+    }, waitMs);
+    const onAbort = (): void => {
+      if (finish()) reject(abortReason(signal!));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    connect().then(
+      (connection) => (finish() ? resolve(connection) : release(connection)),
+      (error: unknown) => (finish() ? reject(error) : undefined),
+    );
+  });
+}
+
+/**
+ * `/ready` of a pooled driver: `busy` when no connection came free within the wait (every one held), `unreachable`
+ * when none could be opened or it failed a trivial query, else `ready`.
+ */
+export async function poolReadiness<C>(
+  acquire: () => Promise<C>,
+  ping: (connection: C) => Promise<unknown>,
+  release: (connection: C, broken: boolean) => void,
+): Promise<Readiness> {
+  let connection: C;
+  try {
+    connection = await acquire();
+  } catch (error) {
+    const { poolFull, retryAfter } = error as { poolFull?: unknown; retryAfter?: unknown };
+    if (poolFull === true && typeof retryAfter === 'number')
+      return { status: 'busy', detail: (error as Error).message, retryAfter };
+    return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    await ping(connection);
+    release(connection, false);
+    return { status: 'ready' };
+  } catch (error) {
+    release(connection, true);
+    return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -11,8 +11,9 @@ import mysql from 'mysql2/promise';
 import { mysqlSessionSql, type SqlParam } from '../../backends/sql/index.js';
 import {
   abortReason,
+  acquireWithin,
+  poolReadiness,
   queryTimeout,
-  unavailable,
   type RawRow,
   type Readiness,
   type ReadOptions,
@@ -71,39 +72,25 @@ export function openMysql(uri: string, options: MysqlDriverOptions = {}): MysqlD
 
   /** A free, set-up connection within `waitMs`, or a 503; the caller's abort ends the wait. */
   const acquire = (waitMs: number, signal?: AbortSignal): Promise<mysql.PoolConnection> =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      let done = false;
-      const finish = (): boolean => {
-        if (done) return false;
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        if (!finish()) return;
-        const message = `No database connection became free within ${waitMs} ms; retry later`;
-        reject(Object.assign(unavailable(message, 1), { poolFull: true }));
-      }, waitMs);
-      const onAbort = (): void => {
-        if (finish()) reject(abortReason(signal!));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pool
-        .getConnection()
-        .then(async (connection) => {
-          if (!ready.has(connection.connection)) {
+    acquireWithin(
+      async () => {
+        const connection = await pool.getConnection();
+        if (!ready.has(connection.connection)) {
+          try {
             for (const sql of await setupSql(connection)) await connection.query(sql);
-            ready.add(connection.connection);
+          } catch (error) {
+            connection.destroy();
+            throw error;
           }
-          return connection;
-        })
-        .then(
-          (connection) => (finish() ? resolve(connection) : connection.release()),
-          (error: unknown) => (finish() ? reject(error) : undefined),
-        );
-    });
+          ready.add(connection.connection);
+        }
+        return connection;
+      },
+      (connection) => connection.release(),
+      waitMs,
+      signal,
+      () => ({ poolFull: true, message: `No database connection became free within ${waitMs} ms; retry later` }),
+    );
 
   const translate = (error: unknown): unknown => {
     const errno = (error as { errno?: unknown } | null)?.errno;
@@ -192,25 +179,12 @@ export function openMysql(uri: string, options: MysqlDriverOptions = {}): MysqlD
         release(connection, broken || poisoned.has(connection));
       }
     },
-    readiness: async () => {
-      let connection: mysql.PoolConnection;
-      try {
-        connection = await acquire(PROBE_WAIT_MS);
-      } catch (error) {
-        const { poolFull, retryAfter } = error as { poolFull?: unknown; retryAfter?: unknown };
-        if (poolFull === true && typeof retryAfter === 'number')
-          return { status: 'busy', detail: (error as Error).message, retryAfter };
-        return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
-      }
-      try {
-        await connection.query('SELECT 1');
-        connection.release();
-        return { status: 'ready' };
-      } catch (error) {
-        connection.destroy();
-        return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
-      }
-    },
+    readiness: () =>
+      poolReadiness(
+        () => acquire(PROBE_WAIT_MS),
+        (connection) => connection.query('SELECT 1'),
+        (connection, broken) => release(connection, broken),
+      ),
     close: () => pool.end(),
   };
 }

@@ -14,8 +14,9 @@ import pg from 'pg';
 import type { SqlParam } from '../../backends/sql/index.js';
 import {
   abortReason,
+  acquireWithin,
+  poolReadiness,
   queryTimeout,
-  unavailable,
   type RawRow,
   type Readiness,
   type ReadOptions,
@@ -100,34 +101,22 @@ export function openPostgres(connectionString: string, options: PostgresDriverOp
 
   /** A free connection within `waitMs`, or a 503; the caller's abort ends the wait. */
   const acquire = (waitMs: number, signal?: AbortSignal): Promise<pg.PoolClient> =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      let done = false;
-      const finish = (): boolean => {
-        if (done) return false;
-        done = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        if (!finish()) return;
+    acquireWithin(
+      () => pool.connect(),
+      (client) => client.release(),
+      waitMs,
+      signal,
+      () => {
         // every connection in use (or being opened, which an unreachable server can make look the same)
-        const full = pool.totalCount >= max && pool.idleCount === 0;
-        const message = full
-          ? `Every one of the ${max} database connections stayed busy for ${waitMs} ms; retry later`
-          : `The database did not accept a connection within ${waitMs} ms; retry later`;
-        reject(Object.assign(unavailable(message, 1), { poolFull: full }));
-      }, waitMs);
-      const onAbort = (): void => {
-        if (finish()) reject(abortReason(signal!));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pool.connect().then(
-        (client) => (finish() ? resolve(client) : client.release()),
-        (error: unknown) => (finish() ? reject(error) : undefined),
-      );
-    });
+        const poolFull = pool.totalCount >= max && pool.idleCount === 0;
+        return {
+          poolFull,
+          message: poolFull
+            ? `Every one of the ${max} database connections stayed busy for ${waitMs} ms; retry later`
+            : `The database did not accept a connection within ${waitMs} ms; retry later`,
+        };
+      },
+    );
 
   /** 57014 is the budget's (statement_timeout) unless the statement was cancelled for its caller's abort. */
   const translate = (error: unknown): unknown =>
@@ -220,25 +209,12 @@ export function openPostgres(connectionString: string, options: PostgresDriverOp
         client.release(broken || poisoned.has(client) ? true : undefined);
       }
     },
-    readiness: async () => {
-      let client: pg.PoolClient;
-      try {
-        client = await acquire(PROBE_WAIT_MS);
-      } catch (error) {
-        const { poolFull, retryAfter } = error as { poolFull?: unknown; retryAfter?: unknown };
-        if (poolFull === true && typeof retryAfter === 'number')
-          return { status: 'busy', detail: (error as Error).message, retryAfter };
-        return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
-      }
-      try {
-        await client.query('SELECT 1');
-        client.release();
-        return { status: 'ready' };
-      } catch (error) {
-        client.release(true);
-        return { status: 'unreachable', detail: error instanceof Error ? error.message : String(error) };
-      }
-    },
+    readiness: () =>
+      poolReadiness(
+        () => acquire(PROBE_WAIT_MS),
+        (client) => client.query('SELECT 1'),
+        (client, broken) => client.release(broken ? true : undefined),
+      ),
     close: async () => pool.end(),
   };
 }
