@@ -72,6 +72,27 @@ export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
+/** The pool of a database server's driver (PostgreSQL, MySQL/MariaDB). */
+export interface PooledDriverOptions {
+  /** Connections in the pool (default 10). */
+  readonly max?: number;
+  /**
+   * The server's own statement limit on every connection, in ms (default 10,000; 0: none): PostgreSQL
+   * `statement_timeout`, MariaDB `max_statement_time`, MySQL `max_execution_time` (SELECTs only).
+   */
+  readonly queryTimeoutMs?: number;
+  /** Most ms a statement waits for a free connection before a 503 (default 2,000). */
+  readonly acquireTimeoutMs?: number;
+}
+
+export interface PooledDriver extends SqlDriver {
+  /** `ready` when a trivial query gets a connection within 500 ms and answers; `busy` or `unreachable` otherwise. */
+  readiness(): Promise<Readiness>;
+}
+
+/** How long the readiness probe of a pooled driver waits for a connection. */
+export const PROBE_WAIT_MS = 500;
+
 /** What a pooled driver tells `acquireWithin` when the wait ran out: the message, and whether every connection was busy. */
 export interface AcquireTimeout {
   readonly message: string;

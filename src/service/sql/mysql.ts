@@ -13,29 +13,18 @@ import {
   abortReason,
   acquireWithin,
   poolReadiness,
+  PROBE_WAIT_MS,
+  type PooledDriver,
+  type PooledDriverOptions,
   queryTimeout,
   type RawRow,
-  type Readiness,
   type ReadOptions,
   type SqlDriver,
   type SqlSession,
 } from './driver.js';
 
-export interface MysqlDriverOptions {
-  /** Connections in the pool (default 10). */
-  readonly max?: number;
-  /** The server's statement limit on every connection, in ms (default 10,000; 0: none). */
-  readonly queryTimeoutMs?: number;
-  /** Most ms a statement waits for a free connection before a 503 (default 2,000). */
-  readonly acquireTimeoutMs?: number;
-}
-
-export interface MysqlDriver extends SqlDriver {
-  /** `ready` when a trivial query gets a connection within 500 ms and answers; `busy` or `unreachable` otherwise. */
-  readiness(): Promise<Readiness>;
-}
-
-const PROBE_WAIT_MS = 500;
+export type MysqlDriverOptions = PooledDriverOptions;
+export type MysqlDriver = PooledDriver;
 /** MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT: the statement limit stopped it. */
 const TIMED_OUT = new Set([1969, 3024]);
 /** ER_QUERY_INTERRUPTED: KILL QUERY stopped it. */

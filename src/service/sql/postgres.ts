@@ -16,9 +16,11 @@ import {
   abortReason,
   acquireWithin,
   poolReadiness,
+  PROBE_WAIT_MS,
+  type PooledDriver,
+  type PooledDriverOptions,
   queryTimeout,
   type RawRow,
-  type Readiness,
   type ReadOptions,
   type SqlDriver,
   type SqlSession,
@@ -30,22 +32,8 @@ const types = {
     oid === 1082 ? (value: string) => value : pg.types.getTypeParser(oid, format),
 };
 
-export interface PostgresDriverOptions {
-  /** Connections in the pool (default 10). */
-  readonly max?: number;
-  /** `statement_timeout` of every connection, in ms (default 10,000; 0: none). */
-  readonly queryTimeoutMs?: number;
-  /** Most ms a statement waits for a free connection before a 503 (default 2,000). */
-  readonly acquireTimeoutMs?: number;
-}
-
-export interface PostgresDriver extends SqlDriver {
-  /** `ready` when a trivial query gets a connection within 500 ms and answers; `busy` or `unreachable` otherwise. */
-  readiness(): Promise<Readiness>;
-}
-
-/** How long the readiness probe waits for a connection. */
-const PROBE_WAIT_MS = 500;
+export type PostgresDriverOptions = PooledDriverOptions;
+export type PostgresDriver = PooledDriver;
 /** SQLSTATE query_canceled: statement_timeout, or a cancel request. */
 const QUERY_CANCELED = '57014';
 
