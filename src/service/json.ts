@@ -4,6 +4,8 @@ import type { Property, Row } from '../model/schema.js';
 import type { SqlDialectName } from '../backends/sql/index.js';
 import type { Storage } from '../backends/sql/dialect.js';
 import { dialects } from '../backends/sql/dialects.js';
+import { decimalToString } from '../values/decimal.js';
+import { readDate, readDecimal, readInstant, readInt64, toDecimal } from '../values/read.js';
 import { isCanonicalInstant } from '../values/temporal.js';
 
 export interface JsonOptions {
@@ -14,13 +16,31 @@ export interface JsonOptions {
 const NUMBER_TOKEN = /^-?\d+(\.\d+)?$/;
 const PLAIN = /^[0-9A-Za-z:.+-]*$/;
 
+/** Canonical decimal and integer text (no leading zeros, no trailing zeros after the point): written as it is. */
+const CANONICAL_DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/;
+
+/**
+ * A decimal or Int64 value in its canonical text: SQL stores decode to it; a row of another store may hold `'8.50'`,
+ * a number or a bigint, which must answer as the databases do (`8.5`). Undefined for a value that is neither.
+ */
+function canonicalNumber(type: 'Edm.Decimal' | 'Edm.Int64', value: unknown): string | undefined {
+  if (typeof value === 'string' && CANONICAL_DECIMAL.test(value) && value !== '-0') return value;
+  if (type === 'Edm.Int64') {
+    const n = readInt64(value);
+    return n === null ? undefined : String(n);
+  }
+  const d = readDecimal(value);
+  const decimal = d === null ? null : toDecimal(d);
+  return decimal === null ? undefined : decimalToString(decimal);
+}
+
 function valueJson(property: Property, value: unknown, options: JsonOptions): string {
   if (value === null || value === undefined) return 'null';
   switch (property.type) {
     case 'Edm.Decimal':
     case 'Edm.Int64': {
-      const text = String(value);
-      // stored values are canonical decimal text; anything else is written as a string rather than as bad JSON
+      const text = canonicalNumber(property.type, value) ?? String(value);
+      // a value that is no number is written as a string rather than as bad JSON
       const numeric = NUMBER_TOKEN.test(text);
       if (!numeric) return JSON.stringify(text);
       return options.ieee754Compatible ? `"${text}"` : text;
@@ -37,11 +57,19 @@ function valueJson(property: Property, value: unknown, options: JsonOptions): st
       return value === true || value === 1 || value === '1' ? 'true' : 'false';
     case 'Edm.Binary':
       return JSON.stringify(Buffer.from(value as Uint8Array).toString('base64url'));
-    case 'Edm.Date':
-    case 'Edm.DateTimeOffset':
+    case 'Edm.DateTimeOffset': {
+      // the canonical instant (UTC, milliseconds) as the SQL stores give it; other forms (offsets, Dates) made so
+      if (isCanonicalInstant(value)) return `"${value}"`;
+      const ms = readInstant(value);
+      return ms === null ? JSON.stringify(String(value)) : `"${new Date(ms).toISOString()}"`;
+    }
+    case 'Edm.Date': {
+      const day = readDate(value);
+      return day === null ? JSON.stringify(String(value)) : `"${day}"`;
+    }
     case 'Edm.Guid': {
-      // digits, dashes, colons, a dot and letters only: nothing to escape (checked, not assumed)
-      const text = String(value);
+      // lower case, as the SQL stores keep it; hex digits and dashes only: nothing to escape (checked, not assumed)
+      const text = String(value).toLowerCase();
       return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
     }
     default:
