@@ -64,7 +64,11 @@ type AnnotationValue =
   | { readonly kind: 'Decimal'; readonly value: number }
   | { readonly kind: 'EnumMember'; readonly enumType: string; readonly member: string }
   | { readonly kind: 'AllowedValues'; readonly values: readonly string[] }
-  | { readonly kind: 'Record'; readonly properties: Readonly<Record<string, boolean>> };
+  | {
+      readonly kind: 'Record';
+      /** Boolean members, or collections of property paths (`RequiredProperties`). */
+      readonly properties: Readonly<Record<string, boolean | { readonly paths: readonly string[] }>>;
+    };
 
 interface Annotation {
   /** Namespace-qualified: `Org.OData.Core.V1.Computed`. */
@@ -230,8 +234,21 @@ function plan(model: Model): Plan {
 function setAnnotations(set: EntitySet): Annotation[] {
   const restriction = (term: string, property: string, allowed: boolean): Annotation[] =>
     allowed ? [] : [annotation(`${capabilities}.${term}`, { kind: 'Record', properties: { [property]: false } })];
+  // what a create must send: the non-nullable properties the service neither computes nor fills in
+  const required = [...set.entityType.properties.values()]
+    .filter((p) => !p.nullable && p.computed !== true && p.default === undefined)
+    .map((p) => p.name);
+  const insert =
+    set.insertable && required.length > 0
+      ? [
+          annotation(`${capabilities}.InsertRestrictions`, {
+            kind: 'Record',
+            properties: { RequiredProperties: { paths: required } },
+          }),
+        ]
+      : restriction('InsertRestrictions', 'Insertable', set.insertable);
   return [
-    ...restriction('InsertRestrictions', 'Insertable', set.insertable),
+    ...insert,
     ...restriction('UpdateRestrictions', 'Updatable', set.updatable),
     ...restriction('DeleteRestrictions', 'Deletable', set.deletable),
   ];
@@ -283,6 +300,8 @@ interface XmlElement {
   readonly name: string;
   readonly attributes: readonly (readonly [string, string])[];
   readonly children: readonly XmlElement[];
+  /** Text content (a PropertyPath's path), for an element without children. */
+  readonly text?: string;
 }
 
 type AttributeValue = string | number | boolean | undefined;
@@ -291,6 +310,7 @@ function element(
   name: string,
   attributes: Readonly<Record<string, AttributeValue>>,
   children: readonly XmlElement[] = [],
+  text?: string,
 ): XmlElement {
   return {
     name,
@@ -298,6 +318,7 @@ function element(
       value === undefined ? [] : [[attribute, String(value)] as const],
     ),
     children,
+    ...(text === undefined ? {} : { text }),
   };
 }
 
@@ -325,6 +346,10 @@ function escapeXml(text: string): string {
 function renderXml(node: XmlElement, depth: number, lines: string[]): void {
   const indent = '  '.repeat(depth);
   const attributes = node.attributes.map(([name, value]) => ` ${name}="${escapeXml(value)}"`).join('');
+  if (node.text !== undefined) {
+    lines.push(`${indent}<${node.name}${attributes}>${escapeXml(node.text)}</${node.name}>`);
+    return;
+  }
   if (node.children.length === 0) {
     lines.push(`${indent}<${node.name}${attributes} />`);
     return;
@@ -364,8 +389,16 @@ function xmlAnnotation(annotation: Annotation): XmlElement {
       return element('Annotation', { Term: term }, [element('Collection', {}, records), ...nested]);
     }
     case 'Record': {
-      const values = Object.entries(value.properties).map(([property, bool]) =>
-        element('PropertyValue', { Property: property, Bool: bool }),
+      const values = Object.entries(value.properties).map(([property, member]) =>
+        typeof member === 'boolean'
+          ? element('PropertyValue', { Property: property, Bool: member })
+          : element('PropertyValue', { Property: property }, [
+              element(
+                'Collection',
+                {},
+                member.paths.map((path) => element('PropertyPath', {}, [], path)),
+              ),
+            ]),
       );
       return element('Annotation', { Term: term }, [element('Record', {}, values), ...nested]);
     }
@@ -500,7 +533,12 @@ function jsonAnnotationValue(value: AnnotationValue): CsdlJsonValue {
     case 'AllowedValues':
       return value.values.map((allowed) => ({ Value: allowed }));
     case 'Record':
-      return { ...value.properties };
+      return Object.fromEntries(
+        Object.entries(value.properties).map(([property, member]) => [
+          property,
+          typeof member === 'boolean' ? member : member.paths.map((path) => ({ $PropertyPath: path })),
+        ]),
+      );
     default:
       return value satisfies never;
   }

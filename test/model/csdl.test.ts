@@ -28,6 +28,8 @@ interface XmlNode {
   /** Unprefixed attributes by name. */
   readonly attributes: ReadonlyMap<string, string>;
   readonly children: XmlNode[];
+  /** Text content (a PropertyPath), trimmed; empty for elements with children. */
+  text: string;
 }
 
 function parseXml(text: string): XmlNode {
@@ -43,7 +45,7 @@ function parseXml(text: string): XmlNode {
         .filter((attribute) => attribute.uri === '')
         .map((attribute) => [attribute.local, attribute.value] as const),
     );
-    const node: XmlNode = { uri: tag.uri, local: tag.local, attributes, children: [] };
+    const node: XmlNode = { uri: tag.uri, local: tag.local, attributes, children: [], text: '' };
     const parent = stack.at(-1);
     if (parent === undefined) root = node;
     else parent.children.push(node);
@@ -53,7 +55,12 @@ function parseXml(text: string): XmlNode {
     stack.pop();
   });
   parser.on('text', (text) => {
-    if (text.trim() !== '') throw new Error(`Unexpected text ${JSON.stringify(text)}`);
+    if (text.trim() === '') return;
+    // only a leaf element holds text (a PropertyPath's path)
+    const current = stack.at(-1);
+    if (current === undefined || current.children.length > 0 || current.local !== 'PropertyPath')
+      throw new Error(`Unexpected text ${JSON.stringify(text)}`);
+    current.text += text;
   });
   parser.write(text).close();
   if (root === undefined) throw new Error('No root element');
@@ -166,7 +173,12 @@ function expected(model: Model): Summary {
       [...model.entitySets].map(([name, type]) => {
         const set = model.sets.get(name)!;
         const restrictions: Annotations = {};
+        const required = [...type.properties.values()]
+          .filter((p) => !p.nullable && p.computed !== true && p.default === undefined)
+          .map((p) => p.name);
         if (!set.insertable) restrictions[`${capabilities}.InsertRestrictions`] = { Insertable: false };
+        else if (required.length > 0)
+          restrictions[`${capabilities}.InsertRestrictions`] = { RequiredProperties: required };
         if (!set.updatable) restrictions[`${capabilities}.UpdateRestrictions`] = { Updatable: false };
         if (!set.deletable) restrictions[`${capabilities}.DeleteRestrictions`] = { Deletable: false };
         return [
@@ -216,7 +228,9 @@ function xmlAnnotations(node: XmlNode, prefix = ''): Annotations {
       annotations[term] = Object.fromEntries(
         children(only(annotation, 'Record'), 'PropertyValue').map((value) => [
           attribute(value, 'Property'),
-          attribute(value, 'Bool') === 'true',
+          value.attributes.has('Bool')
+            ? attribute(value, 'Bool') === 'true'
+            : children(only(value, 'Collection'), 'PropertyPath').map((path) => path.text.trim()),
         ]),
       );
     } else {
@@ -390,7 +404,16 @@ function fromJson(document: CsdlJsonObject): Summary {
               restrictions: Object.fromEntries(
                 Object.entries(set)
                   .filter(([member]) => member.startsWith('@'))
-                  .map(([member, restriction]) => [member.slice(1), restriction]),
+                  .map(([member, restriction]) => [
+                    member.slice(1),
+                    // property paths ({"$PropertyPath": "X"}) read as their paths
+                    Object.fromEntries(
+                      Object.entries(object(restriction)).map(([name, v]) => [
+                        name,
+                        Array.isArray(v) ? v.map((path) => object(path).$PropertyPath) : v,
+                      ]),
+                    ),
+                  ]),
               ),
             },
           ];
@@ -448,18 +471,23 @@ describe('CSDL XML of the service model', () => {
     expect(sets.PurchaseOrders).toEqual({
       type: 'PlantData.PurchaseOrder',
       bindings: { Lines: 'POLineItems', Attachments: 'POAttachments' },
-      // created and patched, never deleted (the interface)
-      restrictions: { [`${capabilities}.DeleteRestrictions`]: { Deletable: false } },
+      // created and patched, never deleted (the interface); a create must name the vendor
+      restrictions: {
+        [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['VendorID'] },
+        [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      },
     });
     expect(Object.keys(sets.WorkOrders!.restrictions)).toEqual([
       `${capabilities}.InsertRestrictions`,
       `${capabilities}.UpdateRestrictions`,
       `${capabilities}.DeleteRestrictions`,
     ]);
-    expect(Object.keys(sets.MeterReadings!.restrictions)).toEqual([
-      `${capabilities}.UpdateRestrictions`,
-      `${capabilities}.DeleteRestrictions`,
-    ]);
+    // readings are recorded (a create must name the meter), never changed or deleted
+    expect(sets.MeterReadings!.restrictions).toEqual({
+      [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['MeterID'] },
+      [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
+      [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+    });
     expect(sets.PurchaseRequests?.bindings).toEqual({ Lines: 'PRLineItems' });
     expect(sets.BlanketPOs?.bindings).toEqual({ Lines: 'BlanketPOLineItems' });
     expect(sets.WorkOrders?.bindings).toEqual({});
@@ -774,8 +802,13 @@ describe('CSDL of any model', () => {
   });
 
   it('references the Validation vocabulary only when a property uses it', () => {
-    // a set that allows everything restricts nothing, so no Capabilities either
-    const writable = { type: Thing, insertable: true, updatable: true, deletable: true };
+    // a set that allows everything, of a type a create needs nothing for, restricts nothing: no Capabilities either
+    const Open = defineEntityType({
+      name: 'Open',
+      key: ['ID'],
+      properties: { ID: { type: 'Edm.Guid', default: { generate: 'uuid' } }, Note: { type: 'Edm.String' } },
+    });
+    const writable = { type: Open, insertable: true, updatable: true, deletable: true };
     const model = defineModel({ namespace: 'Demo', entitySets: { Things: writable } });
     const includes = children(parseXml(toCsdlXml(model)), 'Reference', edmx).map((reference) =>
       attribute(only(reference, 'Include', edmx), 'Namespace'),
@@ -798,7 +831,11 @@ describe('CSDL of any model', () => {
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
     });
-    expect(restrictions('Notes')).toEqual({ [`${capabilities}.DeleteRestrictions`]: { Deletable: false } });
+    // an insertable set says what a create must send: the key and Name, neither nullable nor filled in by the service
+    expect(restrictions('Notes')).toEqual({
+      [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['ID', 'Name'] },
+      [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+    });
     const json = object(object(toCsdlJson(model).Demo).Container);
     expect(object(json.Notes)[`@${capabilities}.DeleteRestrictions`]).toEqual({ Deletable: false });
     expect(Object.keys(object(toCsdlJson(model).$Reference))).toContain(
