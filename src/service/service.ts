@@ -934,8 +934,21 @@ export class ODataService<Context = undefined> implements HttpService {
             this.options.prepareWrite?.({ collection: set, row, context: c.context, tx }),
           ),
     );
+    const location = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true, set.entityType)})`;
+    if (prefersMinimal(c.request)) {
+      // Protocol §11.4.2: 204 with the new entity's address in Location and OData-EntityId
+      return {
+        status: 204,
+        headers: {
+          'odata-version': '4.0',
+          'preference-applied': 'return=minimal',
+          location,
+          'odata-entityid': location,
+        },
+      };
+    }
     const response = this.entityResponse(c, format, set, stored, 201);
-    response.headers['location'] = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true, set.entityType)})`;
+    response.headers['location'] = location;
     return response;
   }
 
@@ -966,7 +979,7 @@ export class ODataService<Context = undefined> implements HttpService {
       await tx.update(set, row);
       return row;
     });
-    if (/return=minimal/i.test(header(c.request, 'prefer') ?? '')) {
+    if (prefersMinimal(c.request)) {
       return { status: 204, headers: { 'odata-version': '4.0', 'preference-applied': 'return=minimal' } };
     }
     return this.entityResponse(c, format, set, stored, 200);
@@ -1294,6 +1307,11 @@ function functionParameters(fn: FunctionDefinition, call: KeyPredicate): Row {
     }
   }
   return row;
+}
+
+/** `Prefer: return=minimal` (Protocol §8.2.8.7): the client wants no representation of what it wrote. */
+function prefersMinimal(request: ServiceRequest): boolean {
+  return /(?:^|[,;\s])return\s*=\s*minimal\b/i.test(header(request, 'prefer') ?? '');
 }
 
 /** The lock a write of one entity holds for its transaction. */

@@ -182,6 +182,15 @@ async function script(origin: string): Promise<Exchange[]> {
       { headers: FULL },
     ],
     ['full metadata of one entity', "/Editions(ISBN='978-0156027601',Number=1)", { headers: FULL }],
+    [
+      'an edition, return=minimal',
+      '/Editions',
+      {
+        method: 'POST',
+        headers: { ...JSON_TYPE, prefer: 'return=minimal' },
+        body: JSON.stringify({ ISBN: '978-0441478125', Number: 2, Year: 1976 }),
+      },
+    ],
     ['metadata', '/$metadata'],
     ['bound function', "/Books('978-0156027601')/Library.Rating()"],
     ['bound function without reviews', "/Books('978-0547773742')/Rating()"],
@@ -359,6 +368,13 @@ describe('a user model served by odata-engine/service', () => {
       ISBN: '978-0156027601',
       Number: 1,
       Year: 1970,
+    });
+    expect(by('an edition, return=minimal')).toEqual({
+      request: 'an edition, return=minimal',
+      status: 204,
+      contentType: null,
+      location: "ORIGIN/odata/Editions(ISBN='978-0441478125',Number=2)",
+      body: '',
     });
     const metadata = String(by('metadata').body);
     expect(metadata).toContain('<NavigationProperty Name="Author" Type="Library.Author" Nullable="false">');
