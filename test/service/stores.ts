@@ -8,6 +8,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { Model, Row } from '../../src/model/schema.js';
 import { MemoryStore } from '../../src/service/memory-store.js';
+import { createODataService, type ODataService, type ODataServiceOptions } from '../../src/service/service.js';
 import { openMysqlStore } from '../../src/service/mysql.js';
 import { openPostgresStore } from '../../src/service/postgres.js';
 import { openSqliteStore } from '../../src/service/sqlite.js';
@@ -113,4 +114,93 @@ export async function storeFactories(): Promise<Record<string, StoreFactory>> {
     };
   }
   return factories;
+}
+
+/** A request the differential tests send to every store's service. */
+export interface SentRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly body?: unknown;
+}
+
+/**
+ * One service per store this machine offers, all of one model: a request goes to each, and its answers (status and
+ * body text) must be the same everywhere. The statuses seen are counted, so a test can say its writes landed.
+ */
+export class EveryStore {
+  readonly statuses = new Map<string, number>();
+
+  private constructor(
+    private readonly model: Model,
+    readonly served: readonly { readonly name: string; readonly open: OpenStore; readonly service: ODataService }[],
+  ) {}
+
+  static async open(
+    model: Model,
+    options: Omit<ODataServiceOptions, 'model' | 'store' | 'resolve'> = {},
+  ): Promise<EveryStore> {
+    const served = [];
+    for (const [name, factory] of Object.entries(await storeFactories())) {
+      const open = await factory(model, {});
+      served.push({ name, open, service: createODataService({ ...options, model, store: open.store }) });
+    }
+    return new EveryStore(model, served);
+  }
+
+  get names(): string[] {
+    return this.served.map((s) => s.name);
+  }
+
+  /** Every collection of every store holds exactly `rows` (by collection name) afterwards. */
+  async replaceRows(rows: Readonly<Record<string, readonly Row[]>>): Promise<void> {
+    const collections = [...collectionsOf(this.model).values()];
+    for (const { open } of this.served) {
+      await open.store.transaction(async (tx) => {
+        for (const c of collections) for (const row of await tx.children(c, {})) await tx.delete(c, row);
+        for (const c of collections) for (const row of rows[c.name] ?? []) await tx.insert(c, row);
+      });
+    }
+  }
+
+  /**
+   * The answer every store gives `request` (`status body`, each through `normalize`), or an error naming the two
+   * stores that differ, the request and `context`.
+   */
+  async same(request: SentRequest, context = '', normalize = (text: string) => text): Promise<string> {
+    const answers = await Promise.all(
+      this.served.map(async ({ service }) => {
+        const response = await service.handle({
+          method: request.method,
+          url: request.url,
+          headers: { host: 'test', 'content-type': 'application/json' },
+          ...(request.body === undefined ? {} : { body: Buffer.from(JSON.stringify(request.body)) }),
+        });
+        return normalize(`${response.status} ${typeof response.body === 'string' ? response.body : ''}`);
+      }),
+    );
+    const [first, ...rest] = answers as [string, ...string[]];
+    for (const [i, other] of rest.entries()) {
+      if (other !== first) {
+        const [a, b] = [this.served[0]!.name, this.served[i + 1]!.name];
+        throw new Error(
+          `${b} and ${a} differ on ${request.method} ${request.url} ${JSON.stringify(request.body ?? '')}${context === '' ? '' : `\n${context}`}\n${a}: ${first}\n${b}: ${other}`,
+        );
+      }
+    }
+    const key = `${request.method} ${first.slice(0, 3)}`;
+    this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
+    return first;
+  }
+
+  /** `GET 200: 12, POST 201: 3, ...` */
+  summary(): string {
+    return [...this.statuses]
+      .sort()
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ');
+  }
+
+  async close(): Promise<void> {
+    for (const { open } of this.served) await open.close();
+  }
 }
