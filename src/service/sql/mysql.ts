@@ -19,7 +19,6 @@ import {
   queryTimeout,
   type RawRow,
   type ReadOptions,
-  type SqlDriver,
   type SqlSession,
 } from './driver.js';
 
