@@ -18,6 +18,7 @@
 // a NavigationPropertyBinding to that set (also below contained navigations, with a path such as `Notes/Author`);
 // contained navigations say `ContainsTarget` and need no binding.
 import {
+  isRequiredOnCreate,
   SchemaError,
   type ActionDefinition,
   type FunctionDefinition,
@@ -235,9 +236,7 @@ function setAnnotations(set: EntitySet): Annotation[] {
   const restriction = (term: string, property: string, allowed: boolean): Annotation[] =>
     allowed ? [] : [annotation(`${capabilities}.${term}`, { kind: 'Record', properties: { [property]: false } })];
   // what a create must send: the non-nullable properties the service neither computes nor fills in
-  const required = [...set.entityType.properties.values()]
-    .filter((p) => !p.nullable && p.computed !== true && p.default === undefined)
-    .map((p) => p.name);
+  const required = [...set.entityType.properties.values()].filter(isRequiredOnCreate).map((p) => p.name);
   const insert =
     set.insertable && required.length > 0
       ? [

@@ -366,6 +366,14 @@ export function defineModel(definition: ModelDefinition): Model {
   });
 }
 
+/**
+ * Whether a create must send the property: not nullable, and neither computed nor filled in by a default. The body
+ * check applies it and `$metadata` declares it (Capabilities.InsertRestrictions/RequiredProperties).
+ */
+export function isRequiredOnCreate(property: PropertyDefinition): boolean {
+  return property.nullable === false && property.computed !== true && property.default === undefined;
+}
+
 /** Properties a client can read: all but write-only ones, in declaration order (computed once per type). */
 export function readableProperties(type: EntityType): readonly Property[] {
   let readable = readableCache.get(type);

@@ -7,11 +7,11 @@ import { decodeSegments } from '../service/paths.js';
 import { RateLimiter, type RateLimit } from '../service/rate-limit.js';
 import {
   createODataService,
+  header,
   type ODataService,
   type ODataServiceOptions,
   type Resolved,
   type ResolveRequest,
-  type ServiceRequest,
 } from '../service/service.js';
 import type { Backend } from './backend.js';
 import { collection } from './collections.js';
@@ -71,11 +71,6 @@ export function createPlantService(options: PlantServiceOptions): PlantService {
     actionResults: 'bare',
     keyInBodyUpdate: true,
   });
-}
-
-function header(request: ServiceRequest, name: string): string | undefined {
-  const value = request.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : (value as string | undefined);
 }
 
 /** The site and the raw resource path of `/<site>/ODataApi/v1/<resource>`; no resource when the path is not one. */

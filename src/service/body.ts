@@ -13,7 +13,14 @@
 import { compareDecimal, decimalToString, parseDecimal, type Decimal } from '../values/decimal.js';
 import { combineErrors, ODataError } from '../errors.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
-import type { ActionDefinition, EntityType, PropertyDefinition, Row, RowRule } from '../model/schema.js';
+import {
+  isRequiredOnCreate,
+  type ActionDefinition,
+  type EntityType,
+  type PropertyDefinition,
+  type Row,
+  type RowRule,
+} from '../model/schema.js';
 import { INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN } from '../values/arithmetic.js';
 import { readDateText } from '../values/calendar.js';
 import { suggest } from '../values/suggest.js';
@@ -288,10 +295,6 @@ function isAnnotation(name: string, members: ReadonlyMap<string, unknown>): bool
   if (at === -1) return false;
   if (at > 0 && !members.has(name.slice(0, at))) return false;
   return /^@[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:#\w+)?$/.test(name.slice(at));
-}
-
-function isRequiredOnCreate(property: PropertyDefinition): boolean {
-  return property.nullable === false && property.computed !== true && property.default === undefined;
 }
 
 /** The names a client may send, for "did you mean" (a computed name would only lead to the next 400). */

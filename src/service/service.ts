@@ -45,7 +45,7 @@ import {
   type StoreCollection,
   type StoreTransaction,
 } from './store.js';
-import { insertRow, touchModified } from './writes.js';
+import { fixedDefault, insertRow, touchModified } from './writes.js';
 
 export interface ServiceRequest {
   readonly method: string;
@@ -252,7 +252,8 @@ function unboundOperation(
   return fn === undefined ? undefined : { kind: 'function', operation: fn };
 }
 
-function header(request: ServiceRequest, name: string): string | undefined {
+/** A request header's value (repeated ones joined by commas, as HTTP allows); undefined when absent. */
+export function header(request: ServiceRequest, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : (value as string | undefined);
 }
@@ -817,11 +818,8 @@ export class ODataService<Context = undefined> implements HttpService {
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
     const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
     // full metadata needs each row's key for its id: the key is read beside the selection, and rows come decoded
-    const withKey = readableProperties(set.entityType).filter(
-      (p) => bound.select.includes(p) || set.entityType.key.includes(p),
-    );
     const read = full
-      ? defaultPreparedRead(c.store, set, { ...page, select: withKey }, parent)
+      ? defaultPreparedRead(c.store, set, { ...page, select: withKey(set.entityType, bound.select) }, parent)
       : prepareRead(c.store, set, page, parent);
     const plan: ReadPlan = {
       read,
@@ -1212,6 +1210,11 @@ function pick(row: Row, properties: readonly Property[]): Row {
 /** What stops a read early: the client leaving (the backend's budget applies either way). */
 let nextStoreId = 1;
 
+/** The selected properties and the key, in declaration order. */
+function withKey(type: EntityType, select: readonly Property[]): Property[] {
+  return readableProperties(type).filter((p) => select.includes(p) || type.key.includes(p));
+}
+
 /** A store's prepared read, or the service's own over `read` and the decoded rows' JSON writer. */
 function prepareRead(store: Store, set: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
   return store.prepareRead !== undefined
@@ -1238,8 +1241,7 @@ function replacement(entityType: EntityType, existing: Row, changes: Row): Row {
     const name = property.name;
     if (property.isKey || property.computed === true || property.immutable === true) continue;
     if (name in changes) row[name] = changes[name];
-    else if (property.default !== undefined && 'value' in property.default)
-      row[name] = property.type === 'Edm.Decimal' ? String(property.default.value) : property.default.value;
+    else if (fixedDefault(property) !== undefined) row[name] = fixedDefault(property);
     else if (property.nullable) row[name] = null;
     else missing.push(name);
   }

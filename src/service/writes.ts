@@ -3,7 +3,7 @@
 // referential constraint checked, the managed timestamps kept.
 import { randomUUID } from 'node:crypto';
 import { ODataError } from '../errors.js';
-import type { EntityType, Model, Row } from '../model/schema.js';
+import type { EntityType, Model, Property, Row } from '../model/schema.js';
 import { collectionOfType, collectionsOf, type StoreCollection, type StoreTransaction } from './store.js';
 
 /**
@@ -29,6 +29,13 @@ export function touchModified(entityType: EntityType, row: Row, now: string): vo
   for (const property of entityType.properties.values()) if (property.managed === 'modified') row[property.name] = now;
 }
 
+/** A property's fixed default as a row value (a decimal's as text); undefined when it has none. */
+export function fixedDefault(property: Property): unknown {
+  const fallback = property.default;
+  if (fallback === undefined || !('value' in fallback)) return undefined;
+  return property.type === 'Edm.Decimal' ? String(fallback.value) : fallback.value;
+}
+
 /** Fills what a create omitted: defaults, sequences, line numbers, GUIDs and timestamps. */
 async function withDefaults(tx: StoreTransaction, c: StoreCollection, sent: Row): Promise<Row> {
   const now = new Date().toISOString();
@@ -38,8 +45,7 @@ async function withDefaults(tx: StoreTransaction, c: StoreCollection, sent: Row)
     const fallback = property.default;
     if (property.managed !== undefined) row[property.name] = now;
     else if (fallback === undefined) row[property.name] = null;
-    else if ('value' in fallback)
-      row[property.name] = property.type === 'Edm.Decimal' ? String(fallback.value) : fallback.value;
+    else if ('value' in fallback) row[property.name] = fixedDefault(property);
     else if (fallback.generate === 'now') row[property.name] = now;
     else if (fallback.generate === 'uuid') row[property.name] = randomUUID();
     else if (fallback.generate === 'sequence') {
