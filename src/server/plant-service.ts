@@ -22,7 +22,7 @@ import { computeFields, recordMeterReading } from './writes.js';
 
 export interface PlantServiceOptions extends Pick<
   ODataServiceOptions<PlantContext>,
-  'pageSize' | 'maxPageBytes' | 'maxBodyBytes' | 'limits' | 'publicUrl' | 'onInternalError'
+  'pageSize' | 'planCacheSize' | 'maxPageBytes' | 'maxBodyBytes' | 'limits' | 'publicUrl' | 'onInternalError'
 > {
   readonly backend: Backend;
   /** Also accept the site as the first label of the host name (`north.odata.example.com/ODataApi/v1/...`). */

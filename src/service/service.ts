@@ -19,6 +19,8 @@ import {
   type Row,
 } from '../model/schema.js';
 import { parseQuery } from '../syntax/query-string.js';
+import { Lifting } from '../syntax/lifted.js';
+import { liftLiterals, queryShape } from '../syntax/shape.js';
 import type { LiteralValue } from '../syntax/ast.js';
 import { validateQuery, type QueryLimits } from '../validate/bind.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
@@ -33,6 +35,7 @@ import {
   type BodyOptions,
 } from './body.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
+import { PlanCache, type PlanCacheStats } from './plan-cache.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
 import { parseResource, resourceSegments, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
 import type { Readiness } from './sql/driver.js';
@@ -168,6 +171,11 @@ export interface ODataServiceOptions<Context = undefined> {
   /** Most entities in one response; more come through @odata.nextLink (default 100). */
   readonly pageSize?: number;
   /**
+   * Read plans kept (default 1,000; 0 keeps none), least recently used first out: by query string, and by query
+   * shape, so that a query differing from an earlier one only in its `$filter` literals reuses its plan (docs/embedding.md).
+   */
+  readonly planCacheSize?: number;
+  /**
    * Most bytes of entities in one page (default 4 MiB): a page ends early, with its next link, when the next entity
    * would pass it, so that a few very large records cannot make one answer huge. A page holds at least one entity.
    */
@@ -297,8 +305,8 @@ export class ODataService<Context = undefined> implements HttpService {
   private readonly limits: Partial<QueryLimits>;
   private readonly metadataXml: string;
   private readonly metadataJson: string;
-  /** Read plans by store, collection, parent and query string, oldest first (at most 1,000). */
-  private readonly plans = new Map<string, ReadPlan>();
+  /** Read plans by store, collection, parent and query string or shape. */
+  private readonly plans: PlanCache<ReadPlan>;
   /** A number per store, for the plan cache's keys. */
   private readonly storeIds = new WeakMap<Store, number>();
   private readonly resolveRequest: (request: ResolveRequest) => Promise<Resolved<Context> | undefined>;
@@ -318,6 +326,12 @@ export class ODataService<Context = undefined> implements HttpService {
     if (!(this.maxPageBytes >= 1)) throw new RangeError(`maxPageBytes must be positive, not ${options.maxPageBytes}`);
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.limits = options.limits ?? {};
+    this.plans = new PlanCache(options.planCacheSize ?? 1000);
+  }
+
+  /** How the read plans were found so far (for monitoring, and for tests of the cache). */
+  planCacheStats(): PlanCacheStats {
+    return this.plans.stats();
   }
 
   /** Without `resolve`: one store, the service root at `basePath`. */
@@ -806,13 +820,27 @@ export class ODataService<Context = undefined> implements HttpService {
   /**
    * What a collection read needs before it touches the data: the options parsed and bound, the SQL of the page (one
    * row more than the page, to know whether a next link is due) and of the count, and the entity writers. Kept per
-   * site, collection, parent and query string: a repeated query skips parsing, binding and SQL generation.
+   * site, collection, parent and query string: a repeated query skips parsing, binding and SQL generation; and per
+   * query shape (plan-cache.ts), so that a query with other `$filter` literals does too where the plan allows.
    */
   private readPlan(c: Call<Context>, set: StoreCollection, parent: Row | undefined, full: boolean): ReadPlan {
-    const cacheKey = `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${full ? 'full' : ''}\n${c.rawQuery}`;
-    const cached = this.plans.get(cacheKey);
+    const where = `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${full ? 'full' : ''}\n`;
+    const cacheKey = `${where}${c.rawQuery}`;
+    const cached = this.plans.find(cacheKey);
     if (cached !== undefined) return cached;
-    const options = parseQuery(c.rawQuery);
+    // a shape only where the store can take other literal values into a read it prepared (not full metadata, which
+    // reads through the store's plain read)
+    const shape = full || c.store.prepareRead === undefined ? undefined : queryShape(c.rawQuery);
+    const shapeKey = shape === undefined ? undefined : `${where}${shape.key}`;
+    const ofShape =
+      shapeKey === undefined || shape === undefined ? undefined : this.plans.findShape(cacheKey, shapeKey, shape);
+    if (ofShape !== undefined) return ofShape;
+    this.plans.missed();
+    const parsed = parseQuery(c.rawQuery);
+    // the shape's literals lifted: what binding and translating decide from their values is recorded
+    const lifting = new Lifting();
+    const lifted = shape === undefined ? undefined : liftLiterals(parsed, shape, lifting);
+    const options = lifted ?? parsed;
     const bound = validateQuery(options, set.entityType, this.limits);
     const top = bound.top;
     const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
@@ -831,8 +859,13 @@ export class ODataService<Context = undefined> implements HttpService {
       write: read.writer({ ieee754Compatible: false }),
       writeCompatible: read.writer({ ieee754Compatible: true }),
     };
-    if (this.plans.size >= 1000) this.plans.delete(this.plans.keys().next().value!);
-    this.plans.set(cacheKey, plan);
+    this.plans.keep(
+      cacheKey,
+      plan,
+      lifted === undefined || shapeKey === undefined || shape === undefined
+        ? undefined
+        : { key: shapeKey, shape, lifting },
+    );
     return plan;
   }
 

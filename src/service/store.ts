@@ -5,6 +5,7 @@
 import { ODataError } from '../errors.js';
 import type { EntityType, Model, Row } from '../model/schema.js';
 import type { BoundQuery } from '../validate/bound.js';
+import type { LiteralValue } from '../syntax/ast.js';
 
 /**
  * Where a store keeps one kind of entity: an entity set (named after it), or a collection contained under a parent's
@@ -68,6 +69,12 @@ export interface PreparedRead {
   run(options?: ReadOptions): Promise<{ readonly rows: readonly unknown[]; readonly count?: number }>;
   /** The JSON members of one row as `run` returns it (`"A":1,"B":"x"`), for the query's `select`. */
   writer(options: { readonly ieee754Compatible: boolean }): (row: unknown) => string;
+  /**
+   * Optional: the same read for other values of the query's lifted literals (src/syntax/lifted.ts, written in the
+   * order of the query's shape), or undefined where it would not be the same read. A store that offers it lets the
+   * service keep one plan per query shape instead of one per query string.
+   */
+  rebind?(written: readonly LiteralValue[]): PreparedRead | undefined;
 }
 
 /** Row access inside a transaction: everything it writes lands at commit, or nothing does. */

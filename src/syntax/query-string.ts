@@ -66,7 +66,7 @@ const dollarRequired = new Set(['$skiptoken', '$deltatoken']);
 const allSystemOptions: ReadonlySet<string> = new Set<string>([...supportedOptions, ...unsupportedOptions]);
 
 /** Percent-decodes once; a malformed escape is a 400 naming where it is. `+` is not a space (OData ABNF). */
-function percentDecode(raw: string, target: string): string {
+export function percentDecode(raw: string, target: string): string {
   if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
@@ -82,12 +82,12 @@ function percentDecode(raw: string, target: string): string {
   }
 }
 
-interface RawOption {
+export interface RawOption {
   readonly name: string;
   readonly value: string | undefined;
 }
 
-function splitQueryString(query: string): RawOption[] {
+export function splitQueryString(query: string): RawOption[] {
   const text = query.startsWith('?') ? query.slice(1) : query;
   const options: RawOption[] = [];
   for (const part of text.split('&')) {
@@ -101,7 +101,7 @@ function splitQueryString(query: string): RawOption[] {
 }
 
 /** The canonical `$name` of a system option given as `$Filter`, `filter`, ...; undefined for custom options. */
-function systemOptionName(name: string): string | undefined {
+export function systemOptionName(name: string): string | undefined {
   const lower = name.toLowerCase();
   if (lower.startsWith('$')) return lower;
   const withDollar = `$${lower}`;

@@ -27,6 +27,7 @@ import type {
 import { parseDuration } from '../values/temporal.js';
 import { parsePattern } from '../values/regex.js';
 import type { QueryOptions } from '../syntax/query-string.js';
+import { deriveLiteral, testLiteral } from '../syntax/lifted.js';
 import type { BoundExpr, BoundLiteral, BoundOrderBy, BoundQuery, BoundType, PropertySource } from './bound.js';
 import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
 import { suggest } from '../values/suggest.js';
@@ -208,7 +209,7 @@ class Binder {
         );
       case 'Edm.Decimal':
         // every backend computes with exact decimals; bound their size as a database column would be
-        if (literal.value.replace(/[-.]/g, '').length > 100) {
+        if (testLiteral(literal, (value) => decimalDigits(value) > 100)) {
           this.fail(
             'InvalidLiteral',
             span,
@@ -403,7 +404,7 @@ class Binder {
   promote(expr: BoundExpr, type: EdmPrimitiveType): BoundExpr {
     if (expr.type === type || expr.type === 'null') return expr;
     if (expr.kind === 'literal') {
-      const value = retypeLiteral(expr.value, type);
+      const value = deriveLiteral(expr.value, (literal) => retypeLiteral(literal, type));
       if (value !== undefined) return { ...expr, type, value };
     }
     return { kind: 'convert', type, nullable: expr.nullable, operand: expr, span: expr.span };
@@ -1112,6 +1113,11 @@ function castAllowed(from: BoundType, to: EdmPrimitiveType): boolean {
   if (to === 'Edm.String') return from !== 'Edm.Binary';
   if (isNumeric(to)) return isNumeric(from) || from === 'Edm.String';
   return from === 'Edm.Date' && to === 'Edm.DateTimeOffset';
+}
+
+/** The digits of a Decimal literal's value (0 for any other literal). */
+function decimalDigits(literal: LiteralValue): number {
+  return literal.type === 'Edm.Decimal' ? literal.value.replace(/[-.]/g, '').length : 0;
 }
 
 /** A literal's value as a wider type, or undefined when it cannot be retyped at bind time. */

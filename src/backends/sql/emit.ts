@@ -18,6 +18,7 @@ import { INT64_MAX, INT64_MIN } from '../../values/arithmetic.js';
 import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
 import { DECIMAL_EXPONENT_LIMIT, DOUBLE_OVERFLOW_DIGITS, DOUBLE_UNDERFLOW_DIGITS } from './common.js';
 import { quoteTable } from './statements.js';
+import { liftedSlot, pinLiteral, type LiteralSlot } from '../../syntax/lifted.js';
 
 /** Where an entity type's rows live: the table and, where they differ from the property names, the columns. */
 export interface SqlTable {
@@ -47,6 +48,35 @@ export interface SqlOptions extends SqlTable {
 export interface SqlStatement {
   readonly sql: string;
   readonly params: SqlParam[];
+  /**
+   * Beside `params`, for the statement of a query with lifted literals (src/syntax/lifted.ts): how each parameter
+   * that holds one follows from the written literals. `rebindStatement` uses them.
+   */
+  readonly lifted?: readonly (LiftedParam | undefined)[];
+}
+
+/**
+ * A parameter computed from the written literals of a query's shape; undefined where the statement would not be
+ * the same for them (the query is then translated anew).
+ */
+export type LiftedParam = (written: readonly LiteralValue[]) => { readonly value: SqlParam } | undefined;
+
+/**
+ * The statement for other values of the lifted literals it was made from, or undefined where it would not be the
+ * same statement (then the query must be translated anew). A statement without lifted literals is returned as is.
+ */
+export function rebindStatement(statement: SqlStatement, written: readonly LiteralValue[]): SqlStatement | undefined {
+  const { lifted } = statement;
+  if (lifted === undefined) return statement;
+  const params = statement.params.slice();
+  for (let i = 0; i < lifted.length; i++) {
+    const param = lifted[i];
+    if (param === undefined) continue;
+    const next = param(written);
+    if (next === undefined) return undefined;
+    params[i] = next.value;
+  }
+  return { sql: statement.sql, params, lifted };
 }
 
 /** Generated SQL beyond this many characters is refused (a 400), so no query can make the emitter run away. */
@@ -74,6 +104,8 @@ interface Scope {
 
 export class SqlEmitter {
   private readonly params: SqlParam[] = [];
+  /** Beside `params`: how a parameter that holds a lifted literal follows from the written ones. */
+  private readonly lifted: (LiftedParam | undefined)[] = [];
   private readonly variables = new Map<string, Scope>();
   private aliasCount = 0;
   private readonly root: Scope;
@@ -150,8 +182,10 @@ export class SqlEmitter {
       );
     }
     const params: SqlParam[] = [];
+    const lifted: (LiftedParam | undefined)[] = [];
     const text = sql.replace(MARKER, (_, index: string) => {
       params.push(this.params[Number(index)]!);
+      lifted.push(this.lifted[Number(index)]);
       return this.dialect.placeholder(params.length - 1);
     });
     // (some translations repeat an operand, and with it its parameters: the database would refuse the statement)
@@ -161,7 +195,7 @@ export class SqlEmitter {
         `The query is too complex: its SQL would have ${params.length} parameters, more than the ${this.dialect.maxParameters} ${this.dialect.name} takes`,
       );
     }
-    return { sql: text, params };
+    return lifted.some((param) => param !== undefined) ? { sql: text, params, lifted } : { sql: text, params };
   }
 
   /** The option being translated, for error targets. */
@@ -211,8 +245,20 @@ export class SqlEmitter {
     return this.dialect.typedParam(this.rawParam(value), type, value);
   }
 
+  /** A parameter whose value follows from a lifted literal: `follow` gives it for other written values. */
+  private liftedParam(value: SqlParam, type: EdmPrimitiveType, follow: LiftedParam): Sql {
+    const marker = this.rawParam(value);
+    this.lifted[this.params.length - 1] = follow;
+    return this.dialect.typedParam(marker, type, value);
+  }
+
   private literal(value: LiteralValue, expr: BoundExpr): Sql {
     if (value.type === 'null') return 'NULL';
+    const slot = liftedSlot(value);
+    if (slot !== undefined) {
+      const lifted = this.liftedLiteral(slot, value.type as EdmPrimitiveType);
+      if (lifted !== undefined) return lifted;
+    }
     const encoded = this.dialect.storage.encodeLiteral(value);
     if (typeof encoded === 'object' && encoded !== null && 'unsupported' in encoded) {
       throw this.unsupported(expr, encoded.unsupported);
@@ -226,6 +272,30 @@ export class SqlEmitter {
       );
     }
     return this.param(encoded, value.type as EdmPrimitiveType);
+  }
+
+  /**
+   * A lifted literal as a parameter, when its value encodes (else undefined: the value is read, and so pinned, and
+   * the error reported as for any literal). For another written value the parameter holds if that encodes too and
+   * the dialect writes the same placeholder text for it (MySQL sizes a DECIMAL cast to the value).
+   */
+  private liftedLiteral(slot: LiteralSlot, type: EdmPrimitiveType): Sql | undefined {
+    const { storage } = this.dialect;
+    const current = slot.current;
+    if (current.type === 'null') return undefined;
+    const encoded = storage.encodeLiteral(current);
+    if (typeof encoded === 'object' && encoded !== null && ('unsupported' in encoded || 'invalid' in encoded))
+      return undefined;
+    const marker = `${MARKER_OPEN}${this.params.length}${MARKER_CLOSE}`;
+    const typed = this.dialect.typedParam(marker, type, encoded);
+    const dialect = this.dialect;
+    return this.liftedParam(encoded, type, (written) => {
+      const value = slot.derive(written);
+      if (value === undefined || value.type === 'null' || value.type !== current.type) return undefined;
+      const next = storage.encodeLiteral(value);
+      if (typeof next === 'object' && next !== null && ('unsupported' in next || 'invalid' in next)) return undefined;
+      return dialect.typedParam(marker, type, next) === typed ? { value: next } : undefined;
+    });
   }
 
   // ── expressions ────────────────────────────────────────────────────────────
@@ -446,9 +516,42 @@ export class SqlEmitter {
     const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name);
     if (scope === undefined) return undefined;
     const column = this.column(scope, left.property);
-    const bounds = scaled.bounds(right.value.value, this.scaleOf(scaled, left.property, expr));
+    const scale = this.scaleOf(scaled, left.property, expr);
+    // a lifted literal: the bound is a parameter that follows from the written value, where the form stays the same
+    const slot = liftedSlot(right.value);
+    const decimal = slot?.current ?? right.value;
+    if (decimal.type !== 'Edm.Decimal') return undefined;
+    const bounds = scaled.bounds(decimal.value, scale);
+    const inRange = (b: typeof bounds): boolean => b.floor <= INT64_MAX && b.ceiling >= INT64_MIN;
+    const exactForm = operator === 'eq' || operator === 'ne';
     const d = this.dialect;
-    if (bounds.floor > INT64_MAX || bounds.ceiling < INT64_MIN) {
+    if (slot !== undefined && (!inRange(bounds) || (exactForm && bounds.exact === undefined))) {
+      pinLiteral(right.value); // the form below is decided by this value
+    }
+    const pick = (b: typeof bounds): bigint | undefined => {
+      switch (operator) {
+        case 'eq':
+        case 'ne':
+          return b.exact;
+        case 'gt':
+        case 'le':
+          return b.floor;
+        case 'ge':
+        case 'lt':
+          return b.ceiling;
+      }
+    };
+    const int = (n: bigint): Sql =>
+      slot === undefined
+        ? this.param(n, 'Edm.Int64')
+        : this.liftedParam(n, 'Edm.Int64', (written) => {
+            const value = slot.derive(written);
+            if (value?.type !== 'Edm.Decimal') return undefined;
+            const next = scaled.bounds(value.value, scale);
+            const chosen = pick(next);
+            return inRange(next) && chosen !== undefined ? { value: chosen } : undefined;
+          });
+    if (!inRange(bounds)) {
       // beyond every value a scaled (Int64) column holds: the comparison is decided by the sign alone
       const above = bounds.floor > INT64_MAX;
       const notNull = left.nullable ? `(${column} IS NOT NULL)` : d.true;
@@ -456,7 +559,6 @@ export class SqlEmitter {
       if (operator === 'ne') return d.true;
       return (operator === 'lt' || operator === 'le') === above ? notNull : d.false;
     }
-    const int = (n: bigint): Sql => this.param(n, 'Edm.Int64');
     const notNull = left.nullable ? ` OR ${column} IS NULL` : '';
     switch (operator) {
       case 'eq':

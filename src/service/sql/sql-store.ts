@@ -15,6 +15,7 @@ import { dialects } from '../../backends/sql/dialects.js';
 import { ODataError } from '../../errors.js';
 import type { EntityType, Model, Property, Row } from '../../model/schema.js';
 import type { BoundQuery } from '../../validate/bound.js';
+import { rebindStatement } from '../../backends/sql/emit.js';
 import { rawEntityWriter } from '../json.js';
 import {
   collectionsOf,
@@ -226,10 +227,21 @@ export class SqlStore implements Store {
     // run() hands the writer the driver's rows it returned
     const plain = rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }) as (row: unknown) => string;
     const compatible = rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }) as (row: unknown) => string;
-    return {
-      run: (options) => this.runRead(statements, options),
-      writer: ({ ieee754Compatible }) => (ieee754Compatible ? compatible : plain),
-    };
+    const writer = ({ ieee754Compatible }: { readonly ieee754Compatible: boolean }): ((row: unknown) => string) =>
+      ieee754Compatible ? compatible : plain;
+    const prepared = (current: ReadStatements): PreparedRead => ({
+      run: (options) => this.runRead(current, options),
+      writer,
+      // the same statements with the parameters of other literal values (the text, and so the prepared statement,
+      // is the same)
+      rebind: (written) => {
+        const rows = rebindStatement(current.rows, written);
+        const count = current.count === undefined ? undefined : rebindStatement(current.count, written);
+        if (rows === undefined || (current.count !== undefined && count === undefined)) return undefined;
+        return prepared(count === undefined ? { rows } : { rows, count });
+      },
+    });
+    return prepared(statements);
   }
 
   /**
