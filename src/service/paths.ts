@@ -5,6 +5,7 @@
 import { ODataError } from '../errors.js';
 import { parseFilter } from '../syntax/parser.js';
 import type { LiteralValue } from '../syntax/ast.js';
+import { decodeString } from '../syntax/literals.js';
 
 export type ResourcePath =
   | { readonly kind: 'service' }
@@ -97,6 +98,8 @@ export function parseKeyPredicate(text: string, set: string): KeyPredicate {
   const where = `the key of ${set}`;
   const parts = splitTopLevel(text);
   const literal = (source: string): LiteralValue => {
+    const plain = plainKeyLiteral(source);
+    if (plain !== undefined) return plain;
     let expr;
     try {
       expr = parseFilter(source.trim());
@@ -127,6 +130,21 @@ export function parseKeyPredicate(text: string, set: string): KeyPredicate {
   }
   return { kind: 'named', values };
 }
+
+/**
+ * The two forms nearly every key takes, read without the parser (a key lookup would otherwise run it once per key
+ * part): a whole single-quoted string without U+0000, and up to nine digits. They decode exactly as the parser
+ * decodes them (a StringLiteral, an Int32 NumberLiteral); anything else, blanks around them included, goes to it.
+ */
+function plainKeyLiteral(source: string): LiteralValue | undefined {
+  if (PLAIN_STRING.test(source) && !source.includes('\u0000'))
+    return { type: 'Edm.String', value: decodeString(source) };
+  if (PLAIN_INT32.test(source)) return { type: 'Edm.Int32', value: Number(source) };
+  return undefined;
+}
+
+const PLAIN_STRING = /^'(?:[^']|'')*'$/;
+const PLAIN_INT32 = /^\d{1,9}$/;
 
 /** Splits on commas outside single-quoted strings. */
 function splitTopLevel(text: string): string[] {

@@ -877,12 +877,16 @@ export class ODataService<Context = undefined> implements HttpService {
     contextSet: string,
   ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
-    // one entity: $select applies; the options that shape a collection do not
-    const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
-    const { select } = validateQuery(options, set.entityType, this.limits);
+    // one entity: $select applies; the options that shape a collection do not (without options: every property)
+    const select = c.rawQuery === '' ? readableProperties(set.entityType) : this.entitySelect(c, set);
     const row = await c.store.get(set, key, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
     return this.entityResponse(c, format, set, row, 200, select, contextSet);
+  }
+
+  private entitySelect(c: Call<Context>, set: StoreCollection): readonly Property[] {
+    const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
+    return validateQuery(options, set.entityType, this.limits).select;
   }
 
   private storeId(store: Store): number {
