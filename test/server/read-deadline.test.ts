@@ -70,7 +70,7 @@ describe('SQLite reads with deadline checks', () => {
       validateQuery(parseQuery('$filter=QuantityOrdered ge 0&$orderby=PONumber,LineNumber&$top=20'), c.entityType),
     );
     await store.driver.close();
-    expect(statements.rows.sql).toContain('WHERE ((random() & 15) <> 0 OR odata_deadline()) AND ');
+    expect(statements.rows.sql).toContain('WHERE ((t0.rowid & 63) <> 0 OR odata_deadline()) AND ');
     const rows = await driver.all(statements.rows.sql, statements.rows.params);
     expect(rows.length).toBe(20);
     expect(toReader).not.toHaveBeenCalled();

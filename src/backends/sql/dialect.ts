@@ -39,7 +39,7 @@ export interface Dialect {
    * A condition true for every row, evaluated each time a WHERE visits a row, that stops the statement past its
    * deadline (SqlOptions.deadlineChecks); undefined where the database stops statements itself.
    */
-  readonly rowCheck?: Sql;
+  readonly rowCheck?: (alias: string) => Sql;
   /** A null of an EDM type, where an untyped NULL would leave the database unable to choose an operator. */
   typedNull(type: EdmPrimitiveType): Sql;
   /** The Boolean constants, as this dialect's WHERE accepts them. */

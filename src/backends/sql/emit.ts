@@ -39,8 +39,8 @@ export interface SqlOptions extends SqlTable {
   readonly scope?: Readonly<Record<string, SqlParam>>;
   /**
    * Puts the dialect's row check first in every WHERE (the root's and each subquery's), so that the statement can be
-   * stopped at a deadline even inside the database's own code. SQLite only (`odata_deadline()` for about one row in
-   * 16; run the statement under runWithDeadline); ignored by dialects without one.
+   * stopped at a deadline even inside the database's own code. SQLite only (`odata_deadline()` for one row in 64 by
+   * rowid, so the tables need one; run the statement under runWithDeadline); ignored by dialects without one.
    */
   readonly deadlineChecks?: boolean;
 }
@@ -122,7 +122,7 @@ export class SqlEmitter {
 
   /** The condition alone (the scope conditions and the filter), reading the root table through alias `t0`. */
   where(bound: BoundQuery): Sql {
-    const parts = [...this.rowChecks(), ...this.scopeConditions(this.root)];
+    const parts = [...this.rowChecks(this.root), ...this.scopeConditions(this.root)];
     if (bound.filter === undefined) return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
     const filter = this.boolean(bound.filter, 'where');
     // the scope is ANDed with the whole filter, parenthesized, so no `or` in it can reach other scopes' rows
@@ -229,9 +229,9 @@ export class SqlEmitter {
   }
 
   /** The row check of `deadlineChecks`: first in a WHERE, so that it runs for every row visited, kept or not. */
-  private rowChecks(): Sql[] {
+  private rowChecks(scope: Scope): Sql[] {
     const check = this.options.deadlineChecks === true ? this.dialect.rowCheck : undefined;
-    return check === undefined ? [] : [check];
+    return check === undefined ? [] : [check(scope.alias)];
   }
 
   // ── parameters ─────────────────────────────────────────────────────────────
@@ -979,7 +979,7 @@ export class SqlEmitter {
       ([parentKey, childColumn]) => `${this.column(scope, childColumn)} = ${this.column(parent, parentKey)}`,
     );
     // the row check before the join condition too: without an index on it, every child row is visited
-    join.unshift(...this.rowChecks());
+    join.unshift(...this.rowChecks(scope));
     join.push(...this.scopeConditions(scope));
     this.variables.set(variable, scope);
     return { scope, from: `FROM ${this.tableName(table)} AS ${scope.alias} WHERE ${join.join(' AND ')}` };
