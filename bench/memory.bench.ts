@@ -2,7 +2,9 @@
 //
 // 1. Generates 1,000,000 deterministic purchase-order lines (seeded PRNG), values as a JSON body
 //    gives them: Decimal as numbers, DateTimeOffset as ISO text with Z, Date as `YYYY-MM-DD`, ~5%
-//    nulls in the nullable properties.
+//    nulls in the nullable properties; beside them the same price and quantity as a SQL driver
+//    gives a numeric column (decimal text at the column's scale) and the same instant as ISO text in
+//    a local offset (`+05:45`, `-03:30`, up to 7 fractional digits, as .NET writes them).
 // 2. For each filter, verifies outside timing that ours (`compileQuery(...).matches`) and a
 //    hand-written JavaScript predicate with the same semantics pick the same rows, and counts what
 //    odata-v4-inmemory (`createFilter(text)`) picks; then rows per second for all three.
@@ -49,6 +51,12 @@ type Line = {
   readonly CreatedDate: string;
   readonly Description: string | null;
   readonly Account: string;
+  /** UnitPrice as PostgreSQL's numeric(19,4) or mysql2's DECIMAL gives it: text at the column's scale, `'12.5000'`. */
+  readonly UnitPriceText: string | null;
+  /** Quantity likewise, numeric(19,3): `'17.000'`. */
+  readonly QuantityText: string;
+  /** CreatedDate's instant (a fifth truncated to the second) as ISO text in a local offset, never `Z`: `2024-03-01T10:00:00.1234567+02:00`. */
+  readonly CreatedLocal: string;
 };
 
 function defineLineType(engine: Engine) {
@@ -66,6 +74,9 @@ function defineLineType(engine: Engine) {
       CreatedDate: { type: 'Edm.DateTimeOffset', nullable: false },
       Description: { type: 'Edm.String' },
       Account: { type: 'Edm.String', nullable: false },
+      UnitPriceText: { type: 'Edm.Decimal', precision: 19, scale: 4 },
+      QuantityText: { type: 'Edm.Decimal', precision: 19, scale: 3, nullable: false },
+      CreatedLocal: { type: 'Edm.DateTimeOffset', nullable: false },
     },
   });
 }
@@ -148,26 +159,78 @@ function generateRows(count: number, seed: number): Line[] {
   const createdFrom = Date.UTC(2023, 0, 1);
   const createdSpan = Date.UTC(2025, 0, 1) - createdFrom;
   const nullable = <T>(value: () => T): T | null => (random() < 0.05 ? null : value());
+  // The text forms draw from a PRNG of their own, so the other properties are those of earlier runs.
+  const local = localInstantText(mulberry32(seed ^ 0x0ff5e7));
   const rows: Line[] = new Array<Line>(count);
   for (let i = 0; i < count; i++) {
     const decimals = 2 + Math.floor(random() * 3); // 2–4 digits after the point
     const scale = 10 ** decimals;
+    // each value drawn in the order of earlier runs; one object literal, so every row has the same hidden class
+    const id = `POL-${String(i + 1).padStart(7, '0')}`;
+    const rowStatus = status();
+    const isTaxable = nullable(() => random() < 0.7);
+    const priority = nullable(() => 1 + Math.floor(random() * 5));
+    // log-uniform between 0.50 and 5,000
+    const unitPrice = nullable(() => Math.round(0.5 * 10_000 ** random() * scale) / scale);
+    // mostly whole units, a third in kg or m with up to 3 decimals
+    const quantity = random() < 0.67 ? 1 + Math.floor(random() * 200) : (1 + Math.floor(random() * 50_000)) / 1000;
+    const dueDate = nullable(() => pick(dueDates));
+    const created = createdFrom + Math.floor(random() * createdSpan);
+    const description = nullable(() => pick(descriptions));
     rows[i] = {
-      Id: `POL-${String(i + 1).padStart(7, '0')}`,
-      Status: status(),
-      IsTaxable: nullable(() => random() < 0.7),
-      Priority: nullable(() => 1 + Math.floor(random() * 5)),
-      // log-uniform between 0.50 and 5,000
-      UnitPrice: nullable(() => Math.round(0.5 * 10_000 ** random() * scale) / scale),
-      // mostly whole units, a third in kg or m with up to 3 decimals
-      Quantity: random() < 0.67 ? 1 + Math.floor(random() * 200) : (1 + Math.floor(random() * 50_000)) / 1000,
-      DueDate: nullable(() => pick(dueDates)),
-      CreatedDate: new Date(createdFrom + Math.floor(random() * createdSpan)).toISOString(),
-      Description: nullable(() => pick(descriptions)),
+      Id: id,
+      Status: rowStatus,
+      IsTaxable: isTaxable,
+      Priority: priority,
+      UnitPrice: unitPrice,
+      Quantity: quantity,
+      DueDate: dueDate,
+      CreatedDate: new Date(created).toISOString(),
+      Description: description,
       Account: pick(accounts),
+      UnitPriceText: unitPrice === null ? null : unitPrice.toFixed(4),
+      QuantityText: quantity.toFixed(3),
+      CreatedLocal: local(created),
     };
   }
   return rows;
+}
+
+/** Offsets of the local texts, whole and fractional hours, both extremes included. */
+const localOffsets = [
+  '+01:00',
+  '+02:00',
+  '-05:00',
+  '-08:00',
+  '+05:30',
+  '+05:45',
+  '-03:30',
+  '+09:00',
+  '+14:00',
+  '-12:00',
+  '+00:00',
+  '-00:00',
+] as const;
+
+/**
+ * An instant (epoch ms) as ISO text in one of `localOffsets`: without a fraction, with milliseconds, or with seven
+ * digits as .NET's DateTimeOffset writes them (the digits after the milliseconds are noise, truncated when read).
+ */
+function localInstantText(random: () => number): (instant: number) => string {
+  return (instant) => {
+    const offset = localOffsets[Math.floor(random() * localOffsets.length)]!;
+    const minutes = (offset[0] === '-' ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+    const form = random();
+    // a fifth in whole seconds (the instant truncated), two fifths with milliseconds, two fifths with seven digits
+    const wall = new Date((form < 0.2 ? instant - (instant % 1000) : instant) + minutes * 60_000).toISOString();
+    const fraction =
+      form < 0.2
+        ? ''
+        : form < 0.6
+          ? wall.slice(19, 23)
+          : `${wall.slice(19, 23)}${String(Math.floor(random() * 10_000)).padStart(4, '0')}`;
+    return `${wall.slice(0, 19)}${fraction}${offset}`;
+  };
 }
 
 // ── Filters ─────────────────────────────────────────────────────────────────
@@ -190,6 +253,7 @@ const inAccounts = [
 const inAccountSet = new Set(inAccounts);
 const createdFrom = Date.parse('2024-03-01T00:00:00Z');
 const createdTo = Date.parse('2024-06-01T00:00:00Z');
+const localFrom = Date.parse('2024-03-01T00:00:00+01:00');
 
 const filterCases: readonly FilterCase[] = [
   {
@@ -225,6 +289,16 @@ const filterCases: readonly FilterCase[] = [
     assumes: 'ISO 8601 text with an offset, `Date.parse` per row against bounds parsed once',
   },
   {
+    label: 'DateTimeOffset range, offsets',
+    filter: 'CreatedLocal ge 2024-03-01T00:00:00+01:00 and CreatedLocal lt 2024-06-01T00:00:00Z',
+    hand: (r) => {
+      const t = Date.parse(r.CreatedLocal);
+      return t >= localFrom && t < createdTo;
+    },
+    assumes:
+      'ISO 8601 text with an offset, valid (`Date.parse` would take some text ours reads as null), fractions truncated to ms as `Date.parse` does',
+  },
+  {
     label: 'Date range',
     filter: 'DueDate ge 2024-01-01 and DueDate le 2024-03-31',
     hand: (r) => {
@@ -257,6 +331,28 @@ const filterCases: readonly FilterCase[] = [
       return q !== null && p !== null && q * p > 1000;
     },
     assumes: 'a double product is close enough (ours multiplies Decimals exactly)',
+  },
+  {
+    label: 'arithmetic, decimal text',
+    filter: 'QuantityText mul UnitPriceText gt 1234.5678',
+    hand: (r) => {
+      const p = r.UnitPriceText;
+      // exact: the texts have 3 and 4 places, so the scaled values are integers, their product below 2^53
+      return p !== null && Math.round(Number(r.QuantityText) * 1e3) * Math.round(Number(p) * 1e4) > 12_345_678_000;
+    },
+    assumes:
+      'valid decimal text with at most 3 and 4 places (the column scales); the exact product scaled by 10^7 is below 2^53',
+  },
+  {
+    label: 'arithmetic, Int32 × Decimal',
+    filter: 'Priority mul UnitPrice gt 1000',
+    hand: (r) => {
+      const n = r.Priority;
+      const p = r.UnitPrice;
+      // exact: UnitPrice has at most 4 places, so the scaled product is an integer below 2^53
+      return n !== null && p !== null && n * Math.round(p * 1e4) > 10_000_000;
+    },
+    assumes: 'UnitPrice a number with at most 4 places; the exact product scaled by 10^4 is below 2^53',
   },
   {
     label: '20-term in',
@@ -580,7 +676,7 @@ export async function run(): Promise<void> {
 
   // ── filters: compile and verify all of them first ──
   // This also means every filter is then timed with the type feedback of a process that has run all
-  // ten (each query's predicate is generated code of its own, but the closures it falls back to and
+  // of them (each query's predicate is generated code of its own, but the closures it falls back to and
   // the value readers are shared), not with whatever the first filter alone would leave.
   const notes: string[] = [];
   const prepared: PreparedFilter[] = filterCases.map((c) => {
@@ -712,14 +808,17 @@ export async function run(): Promise<void> {
     `Data: ${formatInt(ROW_COUNT)} purchase-order lines from a seeded PRNG (mulberry32, seed ${SEED}), generated in ` +
       `${formatInt(generateMs)} ms, with values as a JSON body gives them: Decimal UnitPrice (2–4 decimals) and Quantity ` +
       'as numbers, DateTimeOffset CreatedDate as ISO text with Z, Date DueDate as `YYYY-MM-DD`, ' +
-      '~5% nulls in IsTaxable, Priority, UnitPrice, DueDate and Description.',
+      '~5% nulls in IsTaxable, Priority, UnitPrice, DueDate and Description. Beside them UnitPriceText and ' +
+      "QuantityText, the same decimals as a SQL driver gives a numeric column (text at the column's scale, " +
+      "`'12.5000'`), and CreatedLocal, the instant as ISO text in one of 12 offsets from -12:00 to +14:00, never Z " +
+      '(a fifth in whole seconds, two fifths with milliseconds, two fifths with seven fractional digits).',
     '',
     'Implementations: **ours** is `compileQuery(validateQuery(parseQuery(query), type)).matches(row)` from the built ' +
       'bundles (dist/index.js, dist/memory.js); **hand-written** is a JavaScript predicate with the same semantics ' +
       '(what each assumes is listed below); **odata-v4-inmemory** 0.1.9 is `createFilter(text)`. Each task counts ' +
       'the matches over the whole array in a loop of its own, so the call site there stays monomorphic. All filters ' +
       'are compiled and run once before any is timed, so ours is measured with the type feedback of a process that ' +
-      'has run all ten filters (each predicate is generated code of its own; fallback closures and value readers are shared).',
+      'has run all the filters (each predicate is generated code of its own; fallback closures and value readers are shared).',
     '',
     '## Match counts',
     '',

@@ -40,6 +40,7 @@ import {
   MAX_STORABLE_INSTANT,
   MIN_STORABLE_INSTANT,
 } from '../../values/calendar.js';
+import { readInstantFast } from './fast-reads.js';
 import { generatedEval, type Closures, type FunctionCache } from './source.js';
 import { chainOperands, comparedType, membershipType } from './tree.js';
 import { castValue } from '../../values/cast.js';
@@ -148,7 +149,8 @@ export class ClosureCompiler implements Closures {
 
   private property(property: Property, variable: string | undefined): Eval {
     const name = property.name;
-    const read = reader(property.type);
+    // instants: the usual text forms by the hand-rolled parser the generated filter uses, anything else as read.ts reads it
+    const read = property.type === 'Edm.DateTimeOffset' ? readInstantFast : reader(property.type);
     if (variable === undefined) return (row) => read(row[name]);
     const slot = this.slot(variable);
     const frame = this.frame;

@@ -1,7 +1,8 @@
 // The predicate shapes the memory backend specialises, each decided here once and written as JavaScript source:
-// a property compared with a literal (per EDM type, with its null, NaN and slow-path rules), a Decimal sum,
-// difference or product compared with a literal, `in` over a list of literals, contains/startswith/endswith of a
-// literal, and and/or/not over operands that are never null (plain && || !).
+// a property compared with a literal (per EDM type, with its null, NaN and slow-path rules; instant text read by a
+// hand-rolled parser), a Decimal sum, difference or product compared with a literal (decided in doubles unless too
+// close to call), `in` over a list of literals, contains/startswith/endswith of a literal, and and/or/not over
+// operands that are never null (plain && || !).
 //
 // The filter is one generated function per compiled query, so that the property reads of its common shapes are
 // monomorphic named loads (`row.Status === k0`), as in a hand-written predicate. Closures shared by every query
@@ -25,7 +26,9 @@ import type {
 import type { Value } from '../../values/read.js';
 import { chainOperands, comparedType, membershipType } from './tree.js';
 import { comparer } from '../../values/compare.js';
-import { reader } from '../../values/read.js';
+import { decimalToNumber } from '../../values/decimal.js';
+import { isDecimal, reader } from '../../values/read.js';
+import { decimalTextDouble, instantTextEpoch, integerTextDouble } from './fast-reads.js';
 import { literalValue, type Eval, type Row } from './working-values.js';
 
 /** What the templates need from the closure compiler. */
@@ -46,7 +49,7 @@ const MIRRORED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } 
  * The variables templates assign while evaluating a row (comma expressions keep each template one expression).
  * Each is read right after it is assigned, before any other template runs, so nested templates share them.
  */
-const LOCALS = 'let v, a, b, p, d;';
+const LOCALS = 'let v, a, b, p, d, t;';
 
 /** The filter as one generated function: true when the row satisfies it (false and null both drop it). */
 export function generatedPredicate(filter: BoundExpr, closures: Closures): (row: Row) => boolean {
@@ -123,16 +126,17 @@ function directForm(type: EdmPrimitiveType, c: NonNullable<Value>): string | und
   }
 }
 
-/** A literal's value when it is a finite number (a Decimal exactly a double, say); undefined otherwise. */
-function finiteNumber(expr: BoundExpr): number | undefined {
-  if (expr.kind !== 'literal') return undefined;
+/**
+ * A numeric literal as a double within 2^-53 (relative) of its exact value: a number as it is (a Decimal literal is a
+ * number only when it is exactly that double's shortest text), an Int64 or a Decimal rounded to the nearest double
+ * (±Infinity beyond the range, which the estimate never decides on); undefined for anything else.
+ */
+function literalDouble(expr: BoundLiteral): number | undefined {
   const value = literalValue(expr.value);
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-/** Whether the decimal estimate can read an operand as a number: a root property, or a finite literal. */
-function isNumericOperand(expr: BoundExpr): boolean {
-  return (expr.kind === 'property' && expr.source.kind === 'root') || finiteNumber(expr) !== undefined;
+  if (typeof value === 'number') return Number.isNaN(value) ? undefined : value;
+  if (typeof value === 'bigint') return Number(value);
+  if (isDecimal(value)) return decimalToNumber(value);
+  return undefined;
 }
 
 /** Types whose working values are equal exactly when identical, so that `in` over literals is a set lookup. */
@@ -201,7 +205,10 @@ class SourceWriter {
     const { left, right } = expr;
     // `null eq null` and the like: a closure (nothing to read)
     if (comparedType(left.type, right.type) === undefined) return undefined;
-    if (left.kind === 'arithmetic' && right.kind === 'literal') return this.decimalEstimate(expr, left, right);
+    if (left.kind === 'arithmetic' && right.kind === 'literal')
+      return this.decimalEstimate(expr, left, expr.operator, right);
+    if (right.kind === 'arithmetic' && left.kind === 'literal')
+      return this.decimalEstimate(expr, right, MIRRORED[expr.operator], left);
     if (left.kind === 'property' && left.source.kind === 'root' && right.kind === 'literal') {
       return this.propertyTest(left.property, expr.operator, right);
     }
@@ -232,29 +239,68 @@ class SourceWriter {
       const v = read(value);
       return v === null ? Number.NaN : cmp(v, c);
     });
+    if (property.type === 'Edm.DateTimeOffset' && typeof c === 'number') {
+      // the usual instant text read by a hand-rolled parser; any other form (or NaN, its answer for text it does not
+      // take) goes to the general reader
+      const parse = this.constant(instantTextEpoch);
+      return `(v = ${row}, typeof v === "string" && (t = ${parse}(v)) === t ? t ${js} ${k} : ${slow}(v) ${js} 0)`;
+    }
     const direct = directForm(property.type, c);
     if (direct === undefined) return `(${slow}(${row}) ${js} 0)`;
     return `(v = ${row}, ${direct} ? v ${js} ${k} : ${slow}(v) ${js} 0)`;
   }
 
-  /** A number-valued operand as source: a root property (any form, checked at run time) or a finite literal. */
-  private numericOperand(expr: BoundExpr): string {
-    return expr.kind === 'property' ? `row.${expr.property.name}` : this.constant(finiteNumber(expr));
+  /**
+   * An operand of Decimal arithmetic as source for a double within 2^-53 (relative) of its exact value, or NaN where
+   * only the exact path can tell: a root Decimal property read from a number (its shortest decimal, within half an ulp)
+   * or from decimal text (`decimalTextDouble`), an Int32 (number) or Int64 (bigint, integer number or digit text)
+   * property promoted to Decimal, or a literal. Any other row value (a Decimal object, numeric text of an Int32,
+   * an unreadable value) is NaN, so the exact path reads it, null included. Undefined when the operand is no such node.
+   */
+  private approximateOperand(expr: BoundExpr): string | undefined {
+    if (expr.kind === 'literal') {
+      const x = literalDouble(expr);
+      return x === undefined ? undefined : this.constant(x);
+    }
+    const node = expr.kind === 'convert' ? expr.operand : expr;
+    if (node.kind !== 'property' || node.source.kind !== 'root') return undefined;
+    const row = `row.${node.property.name}`;
+    switch (node.type) {
+      case 'Edm.Decimal':
+        return `(v = ${row}, typeof v === "number" ? v : typeof v === "string" ? ${this.constant(decimalTextDouble)}(v) : NaN)`;
+      case 'Edm.Int32':
+        // read as readNumber reads a number: as it is (numeric text takes the exact path)
+        return `(v = ${row}, typeof v === "number" ? v : NaN)`;
+      case 'Edm.Int64':
+        // readInt64 takes a bigint, a number only when it is an integer (its exact value), and digit text
+        return `(v = ${row}, typeof v === "bigint" ? Number(v) : typeof v === "number" ? (Number.isInteger(v) ? v : NaN) : typeof v === "string" ? ${this.constant(integerTextDouble)}(v) : NaN)`;
+      default:
+        return undefined;
+    }
   }
 
   /**
-   * `A mul B gt 1000` on Decimal values read from numbers: decided in doubles when the double result is
-   * farther from the literal than the rounding error can reach, exactly (BigInt decimals) otherwise.
-   * Each number is within half an ulp (2^-53 relative) of the decimal it stands for, and one double
-   * operation adds at most that again, so the margins below (about four times the bound) are safe.
+   * `A mul B gt 1000` on Decimal values: decided in doubles when the double result is farther from the literal than
+   * the rounding error can reach, exactly (BigInt decimals) otherwise. Each operand and the literal are within 2^-53
+   * (relative) of the decimal they stand for (`approximateOperand`, `literalDouble`), and one double operation adds at
+   * most that again: a product is off by at most about 3·2^-53·|p| and the literal by 2^-53·|k|, so the margins below
+   * (three to four times that, plus 1e-300 for a literal or result in the subnormal range, whose error is absolute)
+   * are safe. A subnormal operand carries far more than 2^-53 relative error, and NaN (a value only the exact path
+   * reads) fails every test: both go the exact way; an infinite or overflowing result never passes the margin.
    */
-  private decimalEstimate(expr: BoundComparison, left: BoundArithmetic, right: BoundLiteral): string | undefined {
-    const c = literalValue(right.value);
-    if (left.type !== 'Edm.Decimal' || typeof c !== 'number' || !Number.isFinite(c)) return undefined;
+  private decimalEstimate(
+    expr: BoundComparison,
+    left: BoundArithmetic,
+    operator: ComparisonOperator,
+    right: BoundLiteral,
+  ): string | undefined {
+    if (left.type !== 'Edm.Decimal') return undefined;
     if (left.operator !== 'add' && left.operator !== 'sub' && left.operator !== 'mul') return undefined;
-    if (!isNumericOperand(left.left) || !isNumericOperand(left.right)) return undefined;
-    const a = this.numericOperand(left.left);
-    const b = this.numericOperand(left.right);
+    const c = literalDouble(right);
+    if (c === undefined || !Number.isFinite(c)) return undefined;
+    const a = this.approximateOperand(left.left);
+    const b = this.approximateOperand(left.right);
+    if (a === undefined || b === undefined) return undefined;
     const exact = this.constant(this.closures.exactComparison(expr));
     const k = this.constant(c);
     const op = { add: '+', sub: '-', mul: '*' }[left.operator];
@@ -262,10 +308,10 @@ class SourceWriter {
       left.operator === 'mul'
         ? `1e-15 * Math.abs(p) + 5e-16 * Math.abs(${k}) + 1e-300`
         : `1e-15 * (Math.abs(a) + Math.abs(b)) + 5e-16 * Math.abs(${k}) + 1e-300`;
-    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[expr.operator];
-    // subnormal operands carry far more than 2^-53 relative error: those go the exact way
-    const normal = (x: string): string => `(${x} === 0 || (${x} > 1e-300 || ${x} < -1e-300))`;
-    return `(a = ${a}, b = ${b}, typeof a === "number" && typeof b === "number" && ${normal('a')} && ${normal('b')} && (p = a ${op} b, d = p - ${k}, Math.abs(d) > ${margin}) ? ${decided} : ${exact}(row))`;
+    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[operator];
+    // zero or normal: NaN fails both tests
+    const normal = (x: string): string => `(${x} === 0 || ${x} > 1e-300 || ${x} < -1e-300)`;
+    return `(a = ${a}, b = ${b}, ${normal('a')} && ${normal('b')} && (p = a ${op} b, d = p - ${k}, Math.abs(d) > ${margin}) ? ${decided} : ${exact}(row))`;
   }
 
   /** `X in (literals)` over values equal exactly when identical: a set lookup. */

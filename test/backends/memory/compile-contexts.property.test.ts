@@ -43,7 +43,24 @@ const rowValues: Readonly<Record<string, readonly unknown[]>> = {
   N: [-1, 0, 3, '3', ' ', 'NaN', Number.NaN, Infinity, 3n, 1.5, -0, 2 ** 60, ...unreadable],
   L: [3n, -3n, 3, 9007199254740993n, '9007199254740993', 1.5, ...unreadable],
   X: [1.5, 0, -0, Number.NaN, Infinity, -Infinity, '1e3', 1e308, 5e-324, 3n, ...unreadable],
-  D: [1.5, 0.1, 0.30000000000000004, 3, '1.50', '3.00', 2n, Number.NaN, Infinity, 1e-310, 1e20, -2.5, ...unreadable],
+  D: [
+    1.5,
+    0.1,
+    0.30000000000000004,
+    3,
+    '1.50',
+    '3.00',
+    '-0.000',
+    '1234.5678',
+    '1.',
+    2n,
+    Number.NaN,
+    Infinity,
+    1e-310,
+    1e20,
+    -2.5,
+    ...unreadable,
+  ],
   Dt: [
     '2024-01-15',
     '2024-01-16',
@@ -60,6 +77,9 @@ const rowValues: Readonly<Record<string, readonly unknown[]>> = {
   T: [
     '2024-01-01T00:00:00Z',
     '2024-01-01T02:00:00+02:00',
+    '2023-12-31T18:30:00.9999999-05:30',
+    '2024-01-01 14:00:00+1400',
+    '2023-02-29T00:00:00Z',
     '2024-01-01T00:00:00',
     1704067200000,
     1704067200000.7,
@@ -116,14 +136,18 @@ const search = fc
   .map(([name, subject, literal]) => `${name}(${subject},${literal})`);
 const decimalArithmetic = fc
   .tuple(
-    // (not N: an Int32 row value of NaN or Infinity in Decimal arithmetic throws, in every context alike)
-    fc.constantFrom('D', '2.5'),
+    // Int32 and Int64 operands promoted to Decimal (each beside a Decimal operand: an Int32 row value of 1.5 in
+    // Int32 arithmetic, `N mul 3`, throws a RangeError in every context alike)
+    fc.constantFrom('D', '2.5', 'N', 'L'),
     fc.constantFrom('add', 'sub', 'mul'),
     fc.constantFrom('D', '3', '0.2'),
     fc.constantFrom(...ops),
     fc.constantFrom('1.5', '0.3', '1000', '0'),
   )
-  .map(([a, operator, b, comparison, literal]) => `${a} ${operator} ${b} ${comparison} ${literal}`);
+  .map(
+    ([a, operator, b, comparison, literal]) =>
+      `${a} ${operator} ${b === '3' && (a === 'N' || a === 'L') ? '3.0' : b} ${comparison} ${literal}`,
+  );
 const untemplated = fc.constantFrom(
   'B',
   'null eq null',
