@@ -61,18 +61,8 @@ export function decimalTextDouble(text: string): number {
  * text) as its exact value when that is below 2^53 in magnitude; NaN otherwise.
  */
 export function integerTextDouble(text: string): number {
-  let i = 0;
-  let c = text.charCodeAt(0);
-  const negative = c === MINUS;
-  if (c === MINUS || c === PLUS) c = text.charCodeAt(++i);
-  const start = i;
-  let m = 0;
-  while (c >= DIGIT_0 && c <= DIGIT_9) {
-    m = m * 10 + (c - DIGIT_0);
-    c = text.charCodeAt(++i);
-  }
-  if (i === start || i !== text.length || m > Number.MAX_SAFE_INTEGER) return Number.NaN;
-  return negative ? -m : m;
+  // digit text without a point reads as decimalTextDouble reads it: its integer, exactly
+  return text.includes('.') ? Number.NaN : decimalTextDouble(text);
 }
 
 /** The two digits at `at` as a number, or -1 when either is not a digit (NaN past the end is not). */
