@@ -6,7 +6,12 @@
 // same size. A few lines of Map need no dependency; lru-cache would add TTLs and size accounting nobody uses here.
 import type { Lifting } from '../syntax/lifted.js';
 import type { QueryShape } from '../syntax/shape.js';
-import type { PreparedRead } from './store.js';
+import type { LiteralValue } from '../syntax/ast.js';
+
+/** What a plan runs: a store's prepared read or count, which may take other values of its lifted literals. */
+export interface Rebindable {
+  rebind?(written: readonly LiteralValue[]): Rebindable | undefined;
+}
 
 /** A least-recently-used map of at most `size` entries (0: keeps nothing). */
 export class LruMap<K, V> {
@@ -59,7 +64,7 @@ interface ShapePlan<Plan> {
 /** Plans made from a few queries of one shape that pinned different literals; the newest first. */
 const PLANS_PER_SHAPE = 8;
 
-export class PlanCache<Plan extends { readonly read: PreparedRead }> {
+export class PlanCache<Plan extends { readonly read: Rebindable }> {
   private readonly byQuery: LruMap<string, Plan>;
   private readonly byShape: LruMap<string, ShapePlan<Plan>[]>;
   private counts = { hits: 0, shapeHits: 0, misses: 0 };
@@ -85,7 +90,8 @@ export class PlanCache<Plan extends { readonly read: PreparedRead }> {
     for (const candidate of candidates) {
       if (!candidate.pinned.every(({ index, text }) => shape.literals[index]!.text === text)) continue;
       if (!candidate.lifting.holdsFor(written)) continue;
-      const read = candidate.plan.read.rebind?.(written);
+      // (a read's rebind gives a read, a count's a count)
+      const read = candidate.plan.read.rebind?.(written) as Plan['read'] | undefined;
       if (read === undefined) continue;
       const rebound: Plan = { ...candidate.plan, read };
       this.byQuery.set(key, rebound);
@@ -119,4 +125,15 @@ export class PlanCache<Plan extends { readonly read: PreparedRead }> {
   stats(): PlanCacheStats {
     return { ...this.counts, plans: this.byQuery.length, shapes: this.byShape.length };
   }
+}
+
+/** Two caches' counts as one. */
+export function sumStats(a: PlanCacheStats, b: PlanCacheStats): PlanCacheStats {
+  return {
+    hits: a.hits + b.hits,
+    shapeHits: a.shapeHits + b.shapeHits,
+    misses: a.misses + b.misses,
+    plans: a.plans + b.plans,
+    shapes: a.shapes + b.shapes,
+  };
 }

@@ -18,7 +18,7 @@ import {
   type Property,
   type Row,
 } from '../model/schema.js';
-import { parseQuery } from '../syntax/query-string.js';
+import { parseQuery, type QueryOptions } from '../syntax/query-string.js';
 import { Lifting } from '../syntax/lifted.js';
 import { liftLiterals, queryShape } from '../syntax/shape.js';
 import type { LiteralValue } from '../syntax/ast.js';
@@ -35,13 +35,14 @@ import {
   type BodyOptions,
 } from './body.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
-import { PlanCache, type PlanCacheStats } from './plan-cache.js';
+import { PlanCache, sumStats, type PlanCacheStats, type Rebindable } from './plan-cache.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
 import { parseResource, resourceSegments, type KeyPredicate, type PathSegment, type ResourcePath } from './paths.js';
 import type { Readiness } from './sql/driver.js';
 import {
   collectionOfType,
   collectionsOf,
+  type PreparedCount,
   type PreparedRead,
   type ReadOptions,
   type Store,
@@ -305,8 +306,9 @@ export class ODataService<Context = undefined> implements HttpService {
   private readonly limits: Partial<QueryLimits>;
   private readonly metadataXml: string;
   private readonly metadataJson: string;
-  /** Read plans by store, collection, parent and query string or shape. */
+  /** Read plans by store, collection, parent and query string or shape; and the same for counts. */
   private readonly plans: PlanCache<ReadPlan>;
+  private readonly counts: PlanCache<CountPlan>;
   /** A number per store, for the plan cache's keys. */
   private readonly storeIds = new WeakMap<Store, number>();
   private readonly resolveRequest: (request: ResolveRequest) => Promise<Resolved<Context> | undefined>;
@@ -327,11 +329,12 @@ export class ODataService<Context = undefined> implements HttpService {
     this.maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
     this.limits = options.limits ?? {};
     this.plans = new PlanCache(options.planCacheSize ?? 1000);
+    this.counts = new PlanCache(options.planCacheSize ?? 1000);
   }
 
-  /** How the read plans were found so far (for monitoring, and for tests of the cache). */
+  /** How the plans of reads and counts were found so far (for monitoring, and for tests of the cache). */
   planCacheStats(): PlanCacheStats {
-    return this.plans.stats();
+    return sumStats(this.plans.stats(), this.counts.stats());
   }
 
   /** Without `resolve`: one store, the service root at `basePath`. */
@@ -658,11 +661,11 @@ export class ODataService<Context = undefined> implements HttpService {
   /** `/$count`: how many entities match $filter, as plain text. */
   private async count(c: Call<Context>, set: StoreCollection, parent?: Row): Promise<ServiceResponse> {
     negotiateRaw(header(c.request, 'accept'), formatOption(c.rawQuery), 'text/plain');
-    const bound = validateQuery(parseQuery(c.rawQuery), set.entityType, this.limits);
+    const plan = this.countPlan(c, set, parent);
     return {
       status: 200,
       headers: { 'content-type': 'text/plain;charset=utf-8', 'odata-version': '4.0' },
-      body: String(await c.store.count(set, bound, { ...reading(c), ...(parent === undefined ? {} : { parent }) })),
+      body: String(await plan.read.run(reading(c))),
     };
   }
 
@@ -824,45 +827,78 @@ export class ODataService<Context = undefined> implements HttpService {
    * query shape (plan-cache.ts), so that a query with other `$filter` literals does too where the plan allows.
    */
   private readPlan(c: Call<Context>, set: StoreCollection, parent: Row | undefined, full: boolean): ReadPlan {
-    const where = `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${full ? 'full' : ''}\n`;
-    const cacheKey = `${where}${c.rawQuery}`;
-    const cached = this.plans.find(cacheKey);
-    if (cached !== undefined) return cached;
     // a shape only where the store can take other literal values into a read it prepared (not full metadata, which
     // reads through the store's plain read)
-    const shape = full || c.store.prepareRead === undefined ? undefined : queryShape(c.rawQuery);
+    const shaped = !full && c.store.prepareRead !== undefined;
+    return this.plan(this.plans, c, `${this.where(c, set, parent)}${full ? 'full' : ''}\n`, shaped, (options) => {
+      const bound = validateQuery(options, set.entityType, this.limits);
+      const top = bound.top;
+      const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
+      const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
+      // full metadata needs each row's key for its id: the key is read beside the selection, and rows come decoded
+      const read = full
+        ? defaultPreparedRead(c.store, set, { ...page, select: withKey(set.entityType, bound.select) }, parent)
+        : prepareRead(c.store, set, page, parent);
+      return {
+        read,
+        select: bound.select,
+        top,
+        skip: bound.skip ?? 0,
+        pageTop,
+        selected: selectSuffix(options.select !== undefined, bound),
+        write: read.writer({ ieee754Compatible: false }),
+        writeCompatible: read.writer({ ieee754Compatible: true }),
+      };
+    });
+  }
+
+  /** What `/$count` runs, kept as read plans are (by query string, and by shape where the store prepares counts). */
+  private countPlan(c: Call<Context>, set: StoreCollection, parent: Row | undefined): CountPlan {
+    const { store } = c;
+    return this.plan(this.counts, c, this.where(c, set, parent), store.prepareCount !== undefined, (options) => {
+      const bound = validateQuery(options, set.entityType, this.limits);
+      const read: PreparedCount = store.prepareCount?.(set, bound, parent) ?? {
+        run: (options) => store.count(set, bound, { ...options, ...(parent === undefined ? {} : { parent }) }),
+      };
+      return { read };
+    });
+  }
+
+  /** The part of a plan's key before the query: the store, the collection and the parent. */
+  private where(c: Call<Context>, set: StoreCollection, parent: Row | undefined): string {
+    return `${this.storeId(c.store)}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n`;
+  }
+
+  /**
+   * The plan of the request's query from `cache`: by its query string; else, when `shaped`, by its shape with its
+   * own literal values; else made by `make` from the parsed options (the shape's literals lifted in them, so that what
+   * binding and translating decide from their values is recorded) and kept for both.
+   */
+  private plan<Plan extends { readonly read: Rebindable }>(
+    cache: PlanCache<Plan>,
+    c: Call<Context>,
+    where: string,
+    shaped: boolean,
+    make: (options: QueryOptions) => Plan,
+  ): Plan {
+    const cacheKey = `${where}${c.rawQuery}`;
+    const cached = cache.find(cacheKey);
+    if (cached !== undefined) return cached;
+    const shape = shaped ? queryShape(c.rawQuery) : undefined;
     const shapeKey = shape === undefined ? undefined : `${where}${shape.key}`;
-    const ofShape =
-      shapeKey === undefined || shape === undefined ? undefined : this.plans.findShape(cacheKey, shapeKey, shape);
-    if (ofShape !== undefined) return ofShape;
-    this.plans.missed();
+    if (shape !== undefined && shapeKey !== undefined) {
+      const ofShape = cache.findShape(cacheKey, shapeKey, shape);
+      if (ofShape !== undefined) return ofShape;
+    }
+    cache.missed();
     const parsed = parseQuery(c.rawQuery);
-    // the shape's literals lifted: what binding and translating decide from their values is recorded
     const lifting = new Lifting();
     const lifted = shape === undefined ? undefined : liftLiterals(parsed, shape, lifting);
-    const options = lifted ?? parsed;
-    const bound = validateQuery(options, set.entityType, this.limits);
-    const top = bound.top;
-    const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
-    const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
-    // full metadata needs each row's key for its id: the key is read beside the selection, and rows come decoded
-    const read = full
-      ? defaultPreparedRead(c.store, set, { ...page, select: withKey(set.entityType, bound.select) }, parent)
-      : prepareRead(c.store, set, page, parent);
-    const plan: ReadPlan = {
-      read,
-      select: bound.select,
-      top,
-      skip: bound.skip ?? 0,
-      pageTop,
-      selected: selectSuffix(options.select !== undefined, bound),
-      write: read.writer({ ieee754Compatible: false }),
-      writeCompatible: read.writer({ ieee754Compatible: true }),
-    };
-    this.plans.keep(
+    const plan = make(lifted ?? parsed);
+    cache.keep(
       cacheKey,
       plan,
-      lifted === undefined || shapeKey === undefined || shape === undefined
+      lifted === undefined || shape === undefined || shapeKey === undefined
         ? undefined
         : { key: shapeKey, shape, lifting },
     );
@@ -1121,6 +1157,10 @@ export class ODataService<Context = undefined> implements HttpService {
   private json(_c: Call<Context>, format: JsonFormat, status: number, body: unknown): ServiceResponse {
     return { status, headers: this.jsonHeaders(format), body: JSON.stringify(body) };
   }
+}
+
+interface CountPlan {
+  readonly read: PreparedCount;
 }
 
 interface ReadPlan {

@@ -77,6 +77,13 @@ export interface PreparedRead {
   rebind?(written: readonly LiteralValue[]): PreparedRead | undefined;
 }
 
+/** A count (`/$count`) made once and run many times, as PreparedRead is for reads. */
+export interface PreparedCount {
+  run(options?: ReadOptions): Promise<number>;
+  /** Optional: the same count for other values of the query's lifted literals (see PreparedRead.rebind). */
+  rebind?(written: readonly LiteralValue[]): PreparedCount | undefined;
+}
+
 /** Row access inside a transaction: everything it writes lands at commit, or nothing does. */
 export interface StoreTransaction {
   /** One row by its full key (a contained row's key includes its parent key), every property. */
@@ -112,6 +119,8 @@ export interface Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** Optional fast path for collection reads (see PreparedRead). */
   prepareRead?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead;
+  /** Optional fast path for counts (see PreparedCount). */
+  prepareCount?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedCount;
 }
 
 /** What `insert` rejects with when a row with the same key exists: a 409 naming the key. */

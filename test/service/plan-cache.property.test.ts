@@ -150,14 +150,18 @@ const requestUrl = fc
     fc.array(number, { minLength: 4, maxLength: 4 }),
     fc.array(quoted, { minLength: 4, maxLength: 4 }),
     fc.array(int.map(String), { minLength: 4, maxLength: 4 }),
+    fc.boolean(),
   )
-  .map(([f, b, numbers, strings, ints]) => {
+  .map(([f, b, numbers, strings, ints, counted]) => {
     const next = (list: string[]) => {
       let at = 0;
       return () => list[at++ % list.length]!;
     };
     const filter = filters[f]!(next(numbers), next(strings), next(ints));
-    return `/Books?$filter=${encodeURIComponent(filter)}${beside[b]}`;
+    // a read, or `/$count` (whose plans are kept the same way)
+    return counted
+      ? `/Books/$count?$filter=${encodeURIComponent(filter)}`
+      : `/Books?$filter=${encodeURIComponent(filter)}${beside[b]}`;
   });
 
 describe('the plan cache by query shape (property, every SQL store)', () => {
@@ -206,6 +210,21 @@ describe('the plan cache by query shape (property, every SQL store)', () => {
         expect(service.planCacheStats(), name).toMatchObject({ misses: 1, shapeHits: 39 });
         // the page and the count: one text each, whatever the values
         expect(texts.size, `${name}: ${[...texts].join('\n')}`).toBe(2);
+        // `/$count` alike: one more plan and one more text for any number of values
+        const counts = new Set<string>();
+        for (let i = 0; i < 20; i++) {
+          const filter = `Price lt ${10 + i}.55 and Title ne 'y${i}'`;
+          const response = await service.handle({
+            method: 'GET',
+            url: `/Books/$count?$filter=${encodeURIComponent(filter)}`,
+            headers: { host: 'test' },
+          });
+          expect(response.status, name).toBe(200);
+          counts.add(String(response.body));
+        }
+        expect(counts.size, `${name}: the counts follow the values`).toBeGreaterThan(1);
+        expect(service.planCacheStats(), name).toMatchObject({ misses: 2, shapeHits: 58 });
+        expect(texts.size, `${name}: ${[...texts].join('\n')}`).toBe(3);
       } finally {
         store.driver.all = all;
       }

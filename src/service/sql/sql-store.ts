@@ -20,6 +20,7 @@ import { rawEntityWriter } from '../json.js';
 import {
   collectionsOf,
   duplicateKey,
+  type PreparedCount,
   type PreparedRead,
   type ReadOptions,
   type ReadResult,
@@ -253,6 +254,21 @@ export class SqlStore implements Store {
     if (statements.count === undefined) return { rows };
     const [first] = await this.driver.all(statements.count.sql, statements.count.params, options);
     return { rows, count: Number(first?.['count'] ?? 0) };
+  }
+
+  /** The count's statement made once; `rebind` gives it for other values of the query's lifted literals. */
+  prepareCount(c: StoreCollection, bound: BoundQuery, parent?: Row): PreparedCount {
+    const prepared = (statement: SqlStatement): PreparedCount => ({
+      run: async (options) => {
+        const [first] = await this.driver.all(statement.sql, statement.params, signalOnly(options));
+        return Number(first?.['count'] ?? 0);
+      },
+      rebind: (written) => {
+        const next = rebindStatement(statement, written);
+        return next === undefined ? undefined : prepared(next);
+      },
+    });
+    return prepared(toSqlCount(bound, this.sqlOptions(c, parent)));
   }
 
   /** How many rows the bound query's filter keeps ($top and $skip aside): one COUNT, no rows read. */
