@@ -1,4 +1,4 @@
-// The service's read plans: by query string, and by query shape (src/syntax/shape.ts), so that a query that differs
+// The service's plans of reads and counts: by query string, and by query shape (src/syntax/shape.ts), so that a query that differs
 // from an earlier one only in the values of its `$filter` literals reuses that one's parsed, bound and translated
 // plan and the database's prepared statement, with its own values as parameters.
 //
@@ -14,7 +14,7 @@ export interface Rebindable {
 }
 
 /** A least-recently-used map of at most `size` entries (0: keeps nothing). */
-export class LruMap<K, V> {
+class LruMap<K, V> {
   private readonly entries = new Map<K, V>();
 
   constructor(readonly size: number) {}
@@ -42,11 +42,11 @@ export class LruMap<K, V> {
 
 /** Counts of the plan cache, since the service started. */
 export interface PlanCacheStats {
-  /** Reads whose query string had a plan. */
+  /** Requests (reads and counts) whose query string had a plan. */
   readonly hits: number;
-  /** Reads that reused the plan of their query's shape with their own literal values. */
+  /** Requests that reused the plan of their query's shape with their own literal values. */
   readonly shapeHits: number;
-  /** Reads that had to parse, bind and translate their query. */
+  /** Requests that had to parse, bind and translate their query. */
   readonly misses: number;
   /** Plans kept by query string, and shapes with plans. */
   readonly plans: number;
@@ -101,7 +101,7 @@ export class PlanCache<Plan extends { readonly read: Rebindable }> {
     return undefined;
   }
 
-  /** Counts a read that had to make its plan. */
+  /** Counts a request that had to make its plan. */
   missed(): void {
     this.counts.misses++;
   }

@@ -172,8 +172,9 @@ export interface ODataServiceOptions<Context = undefined> {
   /** Most entities in one response; more come through @odata.nextLink (default 100). */
   readonly pageSize?: number;
   /**
-   * Read plans kept (default 1,000; 0 keeps none), least recently used first out: by query string, and by query
-   * shape, so that a query differing from an earlier one only in its `$filter` literals reuses its plan (docs/embedding.md).
+   * Plans of reads and of `/$count` kept (default 1,000 of each; 0 keeps none), least recently used first out: by
+   * query string, and by query shape, so that a query differing from an earlier one only in its `$filter` literals
+   * reuses its plan (docs/embedding.md).
    */
   readonly planCacheSize?: number;
   /**
@@ -885,8 +886,8 @@ export class ODataService<Context = undefined> implements HttpService {
     const cached = cache.find(cacheKey);
     if (cached !== undefined) return cached;
     const shape = shaped ? queryShape(c.rawQuery) : undefined;
-    const shapeKey = shape === undefined ? undefined : `${where}${shape.key}`;
-    if (shape !== undefined && shapeKey !== undefined) {
+    const shapeKey = shape === undefined ? '' : `${where}${shape.key}`;
+    if (shape !== undefined) {
       const ofShape = cache.findShape(cacheKey, shapeKey, shape);
       if (ofShape !== undefined) return ofShape;
     }
@@ -898,9 +899,7 @@ export class ODataService<Context = undefined> implements HttpService {
     cache.keep(
       cacheKey,
       plan,
-      lifted === undefined || shape === undefined || shapeKey === undefined
-        ? undefined
-        : { key: shapeKey, shape, lifting },
+      shape === undefined || lifted === undefined ? undefined : { key: shapeKey, shape, lifting },
     );
     return plan;
   }

@@ -198,14 +198,12 @@ describe('the plan cache by query shape (property, every SQL store)', () => {
           // (decimals of one size: MySQL's placeholder is a DECIMAL cast sized to the value, so another size is
           // another statement there)
           const filter = `Price gt ${10 + (i % 20)}.${10 + i}5 and Title ne 'x${i}' and AuthorID in (1, ${i})`;
-          const response = await service.handle({
-            method: 'GET',
-            url: `/Books?$filter=${encodeURIComponent(filter)}&$count=true`,
-            headers: { host: 'test' },
-          });
-          expect(response.status, name).toBe(200);
-          bodies.add(String(response.body));
+          bodies.add(await answer(service, `/Books?$filter=${encodeURIComponent(filter)}&$count=true`));
         }
+        expect(
+          [...bodies].filter((body) => !body.startsWith('200 ')),
+          name,
+        ).toEqual([]);
         expect(bodies.size, `${name}: the answers follow the values`).toBeGreaterThan(1);
         expect(service.planCacheStats(), name).toMatchObject({ misses: 1, shapeHits: 39 });
         // the page and the count: one text each, whatever the values
@@ -214,14 +212,12 @@ describe('the plan cache by query shape (property, every SQL store)', () => {
         const counts = new Set<string>();
         for (let i = 0; i < 20; i++) {
           const filter = `Price lt ${10 + i}.55 and Title ne 'y${i}'`;
-          const response = await service.handle({
-            method: 'GET',
-            url: `/Books/$count?$filter=${encodeURIComponent(filter)}`,
-            headers: { host: 'test' },
-          });
-          expect(response.status, name).toBe(200);
-          counts.add(String(response.body));
+          counts.add(await answer(service, `/Books/$count?$filter=${encodeURIComponent(filter)}`));
         }
+        expect(
+          [...counts].filter((count) => !count.startsWith('200 ')),
+          name,
+        ).toEqual([]);
         expect(counts.size, `${name}: the counts follow the values`).toBeGreaterThan(1);
         expect(service.planCacheStats(), name).toMatchObject({ misses: 2, shapeHits: 58 });
         expect(texts.size, `${name}: ${[...texts].join('\n')}`).toBe(3);

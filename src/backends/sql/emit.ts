@@ -12,7 +12,7 @@ import { errorAt, ODataError } from '../../errors.js';
 import type { BoundExpr, BoundQuery, PropertySource } from '../../validate/bound.js';
 import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
-import type { Dialect, ScaledDecimals, SqlDialectName, SqlParam, Sql } from './dialect.js';
+import type { Dialect, EncodedLiteral, ScaledDecimals, SqlDialectName, SqlParam, Sql } from './dialect.js';
 import { parsePattern } from '../../values/regex.js';
 import { INT64_MAX, INT64_MIN } from '../../values/arithmetic.js';
 import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
@@ -284,8 +284,7 @@ export class SqlEmitter {
     const current = slot.current;
     if (current.type === 'null') return undefined;
     const encoded = storage.encodeLiteral(current);
-    if (typeof encoded === 'object' && encoded !== null && ('unsupported' in encoded || 'invalid' in encoded))
-      return undefined;
+    if (refusedLiteral(encoded)) return undefined;
     const marker = `${MARKER_OPEN}${this.params.length}${MARKER_CLOSE}`;
     const typed = this.dialect.typedParam(marker, type, encoded);
     const dialect = this.dialect;
@@ -293,7 +292,7 @@ export class SqlEmitter {
       const value = slot.derive(written);
       if (value === undefined || value.type === 'null' || value.type !== current.type) return undefined;
       const next = storage.encodeLiteral(value);
-      if (typeof next === 'object' && next !== null && ('unsupported' in next || 'invalid' in next)) return undefined;
+      if (refusedLiteral(next)) return undefined;
       return dialect.typedParam(marker, type, next) === typed ? { value: next } : undefined;
     });
   }
@@ -523,34 +522,14 @@ export class SqlEmitter {
     if (decimal.type !== 'Edm.Decimal') return undefined;
     const bounds = scaled.bounds(decimal.value, scale);
     const inRange = (b: typeof bounds): boolean => b.floor <= INT64_MAX && b.ceiling >= INT64_MIN;
-    const exactForm = operator === 'eq' || operator === 'ne';
     const d = this.dialect;
-    if (slot !== undefined && (!inRange(bounds) || (exactForm && bounds.exact === undefined))) {
+    // the bound the operator compares with: `eq`/`ne` need the literal exactly, at the column's scale
+    const pick = (b: typeof bounds): bigint | undefined =>
+      operator === 'eq' || operator === 'ne' ? b.exact : operator === 'gt' || operator === 'le' ? b.floor : b.ceiling;
+    const chosen = pick(bounds);
+    if (slot !== undefined && (!inRange(bounds) || chosen === undefined)) {
       pinLiteral(right.value); // the form below is decided by this value
     }
-    const pick = (b: typeof bounds): bigint | undefined => {
-      switch (operator) {
-        case 'eq':
-        case 'ne':
-          return b.exact;
-        case 'gt':
-        case 'le':
-          return b.floor;
-        case 'ge':
-        case 'lt':
-          return b.ceiling;
-      }
-    };
-    const int = (n: bigint): Sql =>
-      slot === undefined
-        ? this.param(n, 'Edm.Int64')
-        : this.liftedParam(n, 'Edm.Int64', (written) => {
-            const value = slot.derive(written);
-            if (value?.type !== 'Edm.Decimal') return undefined;
-            const next = scaled.bounds(value.value, scale);
-            const chosen = pick(next);
-            return inRange(next) && chosen !== undefined ? { value: chosen } : undefined;
-          });
     if (!inRange(bounds)) {
       // beyond every value a scaled (Int64) column holds: the comparison is decided by the sign alone
       const above = bounds.floor > INT64_MAX;
@@ -559,20 +538,31 @@ export class SqlEmitter {
       if (operator === 'ne') return d.true;
       return (operator === 'lt' || operator === 'le') === above ? notNull : d.false;
     }
-    const notNull = left.nullable ? ` OR ${column} IS NULL` : '';
+    // a literal with more places than the column's scale equals no stored value
+    if (chosen === undefined) return operator === 'eq' ? d.false : d.true;
+    const bound =
+      slot === undefined
+        ? this.param(chosen, 'Edm.Int64')
+        : this.liftedParam(chosen, 'Edm.Int64', (written) => {
+            const value = slot.derive(written);
+            if (value?.type !== 'Edm.Decimal') return undefined;
+            const next = scaled.bounds(value.value, scale);
+            const nextChosen = pick(next);
+            return inRange(next) && nextChosen !== undefined ? { value: nextChosen } : undefined;
+          });
     switch (operator) {
       case 'eq':
-        return bounds.exact === undefined ? d.false : `(${column} = ${int(bounds.exact)})`;
+        return `(${column} = ${bound})`;
       case 'ne':
-        return bounds.exact === undefined ? d.true : `(${column} <> ${int(bounds.exact)}${notNull})`;
+        return `(${column} <> ${bound}${left.nullable ? ` OR ${column} IS NULL` : ''})`;
       case 'gt':
-        return `(${column} > ${int(bounds.floor)})`;
+        return `(${column} > ${bound})`;
       case 'ge':
-        return `(${column} >= ${int(bounds.ceiling)})`;
+        return `(${column} >= ${bound})`;
       case 'lt':
-        return `(${column} < ${int(bounds.ceiling)})`;
+        return `(${column} < ${bound})`;
       case 'le':
-        return `(${column} <= ${int(bounds.floor)})`;
+        return `(${column} <= ${bound})`;
     }
   }
 
@@ -1100,6 +1090,13 @@ function mirror<T extends 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le'>(
     default:
       return operator;
   }
+}
+
+/** Whether the dialect's storage refused a literal (`encodeLiteral`): a value it cannot take as a parameter. */
+function refusedLiteral(
+  encoded: EncodedLiteral,
+): encoded is { readonly unsupported: string } | { readonly invalid: string } {
+  return typeof encoded === 'object' && encoded !== null && ('unsupported' in encoded || 'invalid' in encoded);
 }
 
 /** `%`, `_` and the escape character itself are literal characters in contains/startswith/endswith. */
