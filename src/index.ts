@@ -4,6 +4,7 @@ export { canonicalFunctions } from './syntax/ast.js';
 export {
   parseFilter,
   parseSelect,
+  parseExpand,
   parseOrderBy,
   parseTop,
   parseSkip,
@@ -12,7 +13,7 @@ export {
   type ParseOptions,
 } from './syntax/parser.js';
 export { parseQuery, type QueryOptions, type QueryParseOptions, type SystemOption } from './syntax/query-string.js';
-export { printFilter, printOrderBy, printSelect, printLiteral } from './syntax/print.js';
+export { printFilter, printOrderBy, printSelect, printExpand, printLiteral } from './syntax/print.js';
 export {
   ODataError,
   isODataError,

@@ -12,6 +12,8 @@ import {
   type PreparedRead,
   type ReadOptions,
   type ReadResult,
+  type RelatedLink,
+  type RelatedResult,
   type Store,
   type StoreCollection,
   type StoreTransaction,
@@ -70,6 +72,28 @@ export class MemoryStore implements Store {
       run,
       writer: (options) => (row) => entityMembers(query.select, row as Row, options),
     };
+  }
+
+  /** The rows related to many entities (`$expand`): the collection grouped by the link once, the query run per group. */
+  async readRelated(c: StoreCollection, query: BoundQuery, link: RelatedLink): Promise<RelatedResult> {
+    const compiled = compileQuery(query);
+    const withNavigation =
+      [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
+      (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'));
+    const groups = new Map<string, Row[]>();
+    for (const tuple of link.values) groups.set(tupleText(tuple), []);
+    for (const row of this.arrays.get(c)!) {
+      const group = groups.get(tupleText(link.properties.map((name) => row[name])));
+      if (group !== undefined) group.push(row);
+    }
+    const rows: Row[] = [];
+    const counts: number[] = [];
+    for (const group of groups.values()) {
+      const { value, count } = compiled.run(withNavigation ? this.withChildren(c.entityType, group) : group);
+      rows.push(...value);
+      counts.push(count ?? 0);
+    }
+    return query.count ? { rows, counts } : { rows };
   }
 
   read(
@@ -239,4 +263,9 @@ export class MemoryStore implements Store {
 function matchesAll(row: Row, where: Row): boolean {
   for (const name in where) if (String(row[name]) !== String(where[name])) return false;
   return true;
+}
+
+/** Values of a row's properties as text for grouping, as `withChildren` ties children to parents. */
+function tupleText(values: readonly unknown[]): string {
+  return values.map((value) => String(value)).join('\u0000');
 }

@@ -22,10 +22,10 @@ import { parseQuery, type QueryOptions } from '../syntax/query-string.js';
 import { Lifting } from '../syntax/lifted.js';
 import { liftLiterals, queryShape } from '../syntax/shape.js';
 import type { LiteralValue } from '../syntax/ast.js';
-import { validateQuery, type QueryLimits } from '../validate/bind.js';
+import { defaultLimits, validateQuery, type QueryLimits } from '../validate/bind.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
 import { suggest } from '../values/suggest.js';
-import type { BoundQuery } from '../validate/bound.js';
+import type { BoundExpand, BoundQuery } from '../validate/bound.js';
 import {
   checkActionBody,
   checkRules,
@@ -34,6 +34,7 @@ import {
   parseJsonBody,
   type BodyOptions,
 } from './body.js';
+import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
 import { PlanCache, sumStats, type PlanCacheStats, type Rebindable } from './plan-cache.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
@@ -783,13 +784,21 @@ export class ODataService<Context = undefined> implements HttpService {
     const full = format.metadata === 'full';
     const plan = this.readPlan(c, set, parent, full);
     const { rows: raw, count } = await plan.read.run(reading(c));
+    // the page's entities' related entities, when $expand asks for them (the rows came decoded)
+    const expanded =
+      plan.expand === undefined
+        ? undefined
+        : await this.expansions(c, raw.slice(0, Math.min(raw.length, plan.pageTop)) as Row[], plan.expand);
     // full metadata: each entity's control information, from its key (read beside the selection), then its members
-    const write = full
-      ? (row: unknown): string =>
-          `${this.controlInformation(c, set, row as Row, contextPath)}${plan.select.length === 0 ? '' : ','}${entityMembers(plan.select, row as Row, format)}`
-      : format.ieee754Compatible
-        ? plan.writeCompatible
-        : plan.write;
+    const write =
+      expanded !== undefined
+        ? (row: unknown): string => this.entityBody(c, format, set, row as Row, plan.select, contextPath, expanded)
+        : full
+          ? (row: unknown): string =>
+              `${this.controlInformation(c, set, row as Row, contextPath)}${plan.select.length === 0 ? '' : ','}${entityMembers(plan.select, row as Row, format)}`
+          : format.ieee754Compatible
+            ? plan.writeCompatible
+            : plan.write;
     let body =
       format.metadata === 'none'
         ? '{'
@@ -836,10 +845,15 @@ export class ODataService<Context = undefined> implements HttpService {
       const top = bound.top;
       const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
       const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
-      // full metadata needs each row's key for its id: the key is read beside the selection, and rows come decoded
-      const read = full
-        ? defaultPreparedRead(c.store, set, { ...page, select: withKey(set.entityType, bound.select) }, parent)
-        : prepareRead(c.store, set, page, parent);
+      const expand = bound.expand;
+      // full metadata needs each row's key for its id, and $expand the foreign keys of what it expands: they are read
+      // beside the selection, and rows come decoded
+      const read =
+        expand !== undefined
+          ? defaultPreparedRead(c.store, set, { ...page, select: selectForExpand(page) }, parent)
+          : full
+            ? defaultPreparedRead(c.store, set, { ...page, select: withKey(set.entityType, bound.select) }, parent)
+            : prepareRead(c.store, set, page, parent);
       return {
         read,
         select: bound.select,
@@ -847,6 +861,7 @@ export class ODataService<Context = undefined> implements HttpService {
         skip: bound.skip ?? 0,
         pageTop,
         selected: selectSuffix(options.select !== undefined, bound),
+        ...(expand === undefined ? {} : { expand }),
         write: read.writer({ ieee754Compatible: false }),
         writeCompatible: read.writer({ ieee754Compatible: true }),
       };
@@ -912,16 +927,81 @@ export class ODataService<Context = undefined> implements HttpService {
     contextSet: string,
   ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
-    // one entity: $select applies; the options that shape a collection do not (without options: every property)
-    const select = c.rawQuery === '' ? readableProperties(set.entityType) : this.entitySelect(c, set);
+    // one entity: $select and $expand apply; the options that shape a collection do not (without options: every
+    // property)
+    const { select, expand } =
+      c.rawQuery === '' ? { select: readableProperties(set.entityType), expand: undefined } : this.entityQuery(c, set);
     const row = await c.store.get(set, key, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-    return this.entityResponse(c, format, set, row, 200, select, contextSet);
+    if (expand === undefined) return this.entityResponse(c, format, set, row, 200, select, contextSet);
+    const expanded = await this.expansions(c, [row], expand);
+    return this.entityResponse(c, format, set, row, 200, select, contextSet, expanded, expand);
   }
 
-  private entitySelect(c: Call<Context>, set: StoreCollection): readonly Property[] {
+  /** What a single entity's query options ask: `$select` and `$expand` (the others shape collections). */
+  private entityQuery(c: Call<Context>, set: StoreCollection): Pick<BoundQuery, 'select' | 'expand'> {
     const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
-    return validateQuery(options, set.entityType, this.limits).select;
+    const { select, expand } = validateQuery(options, set.entityType, this.limits);
+    return expand === undefined ? { select } : { select, expand };
+  }
+
+  /** The related entities `$expand` asks for, of the entities read (src/service/expand.ts). */
+  private expansions(
+    c: Call<Context>,
+    rows: readonly Row[],
+    expand: readonly BoundExpand[],
+  ): Promise<ExpandedNavigation[]> {
+    return readExpansions(c.store, this.model, rows, expand, {
+      ...reading(c),
+      maxRows: this.limits.maxExpandRows ?? defaultLimits.maxExpandRows,
+    });
+  }
+
+  /**
+   * An entity's members: full metadata's control information, the selected properties, then each expanded
+   * navigation (its `@odata.count` first, when asked) with the related entities written the same way.
+   */
+  private entityBody(
+    c: Call<Context>,
+    format: JsonFormat,
+    set: StoreCollection,
+    row: Row,
+    select: readonly Property[],
+    contextPath: string,
+    expanded: readonly ExpandedNavigation[],
+  ): string {
+    const parts: string[] = [];
+    if (format.metadata === 'full') parts.push(this.controlInformation(c, set, row, contextPath));
+    if (select.length > 0) parts.push(entityMembers(select, row, format));
+    const path = this.entityPath(set, row, contextPath);
+    for (const e of expanded) {
+      const { navigation, query, ref } = e.expand;
+      const found = e.related.get(row);
+      const rows = found?.rows ?? [];
+      // a contained entity is addressed under its parent; any other under its own entity set
+      const childPath = navigation.contained === true ? `${path}/${navigation.name}` : e.target.name;
+      const entity = (related: Row): string =>
+        ref
+          ? `{"@odata.id":${JSON.stringify(`${c.base}/${this.entityPath(e.target, related, childPath)}`)}}`
+          : `{${this.entityBody(c, format, e.target, related, query.select, childPath, e.nested)}}`;
+      if (!navigation.collection) {
+        parts.push(`"${navigation.name}":${rows.length === 0 ? 'null' : entity(rows[0]!)}`);
+        continue;
+      }
+      if (query.count) {
+        const count = found?.count ?? 0;
+        // an Int64: a string under IEEE754Compatible=true (JSON Format §4.5.1)
+        parts.push(`"${navigation.name}@odata.count":${format.ieee754Compatible ? `"${count}"` : count}`);
+      }
+      parts.push(`"${navigation.name}":[${rows.map(entity).join(',')}]`);
+    }
+    return parts.join(',');
+  }
+
+  /** An entity's address under the service root: under its entity set, or under its parent's navigation (contained). */
+  private entityPath(set: StoreCollection, row: Row, contextPath: string): string {
+    const key = describeKey(keyOf(set, row), true, set.entityType);
+    return `${this.model.sets.has(set.name) ? set.name : contextPath}(${key})`;
   }
 
   private storeId(store: Store): number {
@@ -938,14 +1018,21 @@ export class ODataService<Context = undefined> implements HttpService {
     status: number,
     select: readonly Property[] = readableProperties(set.entityType),
     contextSet = set.name,
+    expanded?: readonly ExpandedNavigation[],
+    expand?: readonly BoundExpand[],
   ): ServiceResponse {
-    const selected =
-      select.length === readableProperties(set.entityType).length ? '' : `(${select.map((p) => p.name).join(',')})`;
+    const selected = contextSelectList(
+      select.length === readableProperties(set.entityType).length ? undefined : select,
+      expand,
+    );
     const parts: string[] = [];
     if (format.metadata !== 'none')
       parts.push(`"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}`);
-    if (format.metadata === 'full') parts.push(this.controlInformation(c, set, row, contextSet));
-    if (select.length > 0) parts.push(entityMembers(select, row, format));
+    if (expanded !== undefined) parts.push(this.entityBody(c, format, set, row, select, contextSet, expanded));
+    else {
+      if (format.metadata === 'full') parts.push(this.controlInformation(c, set, row, contextSet));
+      if (select.length > 0) parts.push(entityMembers(select, row, format));
+    }
     return { status, headers: this.jsonHeaders(format), body: `{${parts.join(',')}}` };
   }
 
@@ -956,8 +1043,7 @@ export class ODataService<Context = undefined> implements HttpService {
    */
   private controlInformation(c: Call<Context>, set: StoreCollection, row: Row, contextPath: string): string {
     const type = set.entityType;
-    const key = describeKey(keyOf(set, row), true, type);
-    const id = `${c.base}/${this.model.sets.has(set.name) ? set.name : contextPath}(${key})`;
+    const id = `${c.base}/${this.entityPath(set, row, contextPath)}`;
     const link = capabilities(this.model, set).updatable ? 'editLink' : 'readLink';
     let out = `"@odata.type":${JSON.stringify(`#${this.model.namespace}.${type.name}`)},"@odata.id":${JSON.stringify(id)},"@odata.${link}":${JSON.stringify(id)}`;
     for (const navigation of type.navigation.values())
@@ -1171,6 +1257,8 @@ interface ReadPlan {
   readonly pageTop: number;
   /** `(A,B)` after the context URL's set when $select was given. */
   readonly selected: string;
+  /** The navigations `$expand` asks for (then the rows come decoded, with the foreign keys they need). */
+  readonly expand?: readonly BoundExpand[];
   readonly write: (row: unknown) => string;
   readonly writeCompatible: (row: unknown) => string;
 }
@@ -1205,7 +1293,25 @@ function allow(method: string, methods: readonly string[]): void {
 }
 
 function selectSuffix(selected: boolean, bound: BoundQuery): string {
-  return selected ? `(${bound.select.map((p) => p.name).join(',')})` : '';
+  return contextSelectList(selected ? bound.select : undefined, bound.expand);
+}
+
+/**
+ * The context URL's select list (Protocol §10.9, 4.01): the selected properties when `$select` was given, and each
+ * expanded navigation with its own list in parentheses, empty when it selects everything and expands nothing
+ * (`(Name,Lines())`); nothing when neither is given.
+ */
+function contextSelectList(
+  select: readonly Property[] | undefined,
+  expand: readonly BoundExpand[] | undefined,
+): string {
+  const items = select === undefined ? [] : select.map((p) => p.name);
+  for (const e of expand ?? []) {
+    const all = e.query.select.length === readableProperties(e.query.entityType).length;
+    const nested = contextSelectList(all || e.ref ? undefined : e.query.select, e.query.expand);
+    items.push(e.ref ? `${e.navigation.name}/$ref` : `${e.navigation.name}${nested === '' ? '()' : nested}`);
+  }
+  return items.length === 0 ? '' : `(${items.join(',')})`;
 }
 
 /** The query string with $skip and $top replaced, as an absolute URL of the same resource. */

@@ -84,6 +84,24 @@ export interface PreparedCount {
   rebind?(written: readonly LiteralValue[]): PreparedCount | undefined;
 }
 
+/** Which related rows `readRelated` finds: those whose `properties` hold one of the `values` tuples. */
+export interface RelatedLink {
+  /** Properties of the related collection (a navigation's foreign key on the related side). */
+  readonly properties: readonly string[];
+  /** Distinct value tuples, in the order of `properties`, as the store's own rows hold them; none holds a null. */
+  readonly values: readonly (readonly unknown[])[];
+}
+
+export interface RelatedResult {
+  /**
+   * The rows with the query's `select` (which includes the link's properties), each tuple's rows in the query's order
+   * with its `$skip` and `$top` applied to that tuple's rows alone; rows of different tuples may interleave.
+   */
+  readonly rows: readonly Row[];
+  /** With `$count`: each tuple's count of rows the filter keeps, in the order of `link.values`. */
+  readonly counts?: readonly number[];
+}
+
 /** Row access inside a transaction: everything it writes lands at commit, or nothing does. */
 export interface StoreTransaction {
   /** One row by its full key (a contained row's key includes its parent key), every property. */
@@ -117,6 +135,11 @@ export interface Store {
   get(c: StoreCollection, key: Row, options?: ReadOptions): Promise<Row | undefined>;
   /** Runs `work` in a transaction: commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Optional: the rows related to many entities at once (`$expand`), in one statement where the store can. Without it
+   * the service reads each tuple's rows with `read` and a `parent` (one read per related entity: N+1).
+   */
+  readRelated?(c: StoreCollection, query: BoundQuery, link: RelatedLink, options?: ReadOptions): Promise<RelatedResult>;
   /** Optional fast path for collection reads (see PreparedRead). */
   prepareRead?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead;
   /** Optional fast path for counts (see PreparedCount). */

@@ -339,6 +339,43 @@ export interface NestedSelectOptions {
   readonly count?: boolean;
 }
 
+// ── $expand ─────────────────────────────────────────────────────────────────
+
+/**
+ * One `$expand` item: `*` (every navigation), or a navigation path (names and casts) with `/$ref` (references only)
+ * or `/$count` (the number of related entities only), and nested options in parentheses.
+ */
+export type ExpandItem =
+  | {
+      readonly kind: 'star';
+      readonly ref: boolean;
+      /** `*($levels=n)`: the only option `*` takes. */
+      readonly levels?: number | 'max';
+      readonly span: Span;
+    }
+  /** `$value`: the media stream of a media entity. */
+  | { readonly kind: 'value'; readonly span: Span }
+  | {
+      readonly kind: 'path';
+      /** Navigation names, complex property names on the way, casts, annotation terms (`@Namespace.Term`). */
+      readonly segments: readonly (PropertySegment | CastSegment | AnnotationSegment)[];
+      /** The path ends with `/*`: every navigation of the complex property it names. */
+      readonly star?: true;
+      /** `/$ref`: entity references instead of entities; `/$count`: the count alone. */
+      readonly suffix?: '$ref' | '$count';
+      readonly options?: NestedExpandOptions;
+      readonly span: Span;
+    };
+
+/** Options nested in a `$expand` item: `Lines($filter=...;$orderby=...;$top=5;$expand=Part)`. */
+export interface NestedExpandOptions extends NestedSelectOptions {
+  readonly expand?: readonly ExpandItem[];
+  /** `$levels`: how deep a recursive navigation is expanded, a positive number or `max`. */
+  readonly levels?: number | 'max';
+  /** Parameter aliases given inside the parentheses (`@c=15`). */
+  readonly aliases?: ReadonlyMap<string, Expr>;
+}
+
 export interface OrderByItem {
   readonly expr: Expr;
   readonly direction: 'asc' | 'desc';

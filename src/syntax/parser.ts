@@ -1,4 +1,4 @@
-// The Chevrotain grammar for OData 4.01 `$filter`, `$orderby` and `$select` values, building the
+// The Chevrotain grammar for OData 4.01 `$filter`, `$orderby`, `$select` and `$expand` values, building the
 // syntax tree with embedded actions (no CST: they are about half again as fast as a CST visitor).
 // Rules are named after the OASIS ABNF rules they implement. The ABNF's `commonExpr` is flat and
 // ambiguous; precedence comes from OData 4.01 Part 2 §5.1.1.16 (highest first): primary (`/`, `has`,
@@ -17,12 +17,14 @@ import { atPosition, errorAt, ODataError } from '../errors.js';
 import {
   canonicalFunctions,
   type CanonicalFunctionName,
+  type ExpandItem,
   type Expr,
   type FunctionParameter,
   type FunctionSegment,
   type BinaryOperator,
   type KeySegment,
   type LiteralValue,
+  type NestedExpandOptions,
   type NestedSelectOptions,
   type OrderByItem,
   type PathRoot,
@@ -136,6 +138,11 @@ function expectationOf(ruleName: string): string {
     case 'selectItem':
     case 'selectSegment':
       return "a property name or '*'";
+    case 'expandItem':
+    case 'expandSegment':
+      return "a navigation property name or '*'";
+    case 'nestedOptions':
+      return 'a nested option such as $filter=...';
     case 'keyPredicate':
       return 'a key value';
     case 'inRight':
@@ -167,6 +174,8 @@ class ODataParser extends EmbeddedActionsParser {
   private callees: (CanonicalFunctionName | undefined)[] = [];
   /** The canonical function the next `argumentList` belongs to (set right before it). */
   private nextCallee: CanonicalFunctionName | undefined;
+  /** Where each nested option's name starts, by the options object it was parsed into (for errors about it). */
+  private optionPositions = new WeakMap<object, Map<string, number>>();
   /** The segment list the next `pathSegment` appends to (set right before it). */
   private nextSegments: PathSegment[] = [];
 
@@ -195,7 +204,7 @@ class ODataParser extends EmbeddedActionsParser {
   // ── helpers (called only inside ACTION) ──────────────────────────────────
 
   private fail(
-    code: 'InvalidSyntax' | 'UnknownFunction' | 'LimitExceeded',
+    code: 'InvalidSyntax' | 'UnknownFunction' | 'LimitExceeded' | 'NotImplemented' | 'DuplicateOption',
     position: number,
     what: string,
     hint?: string,
@@ -1003,7 +1012,7 @@ class ODataParser extends EmbeddedActionsParser {
               },
             });
             this.OPTION(() => {
-              options = this.SUBRULE(this.nestedOptions);
+              options = this.SUBRULE(this.nestedOptions, { ARGS: ['select'] });
             });
             return this.ACTION((): SelectItem => {
               const where = span(start, this.endOfLast());
@@ -1062,16 +1071,187 @@ class ODataParser extends EmbeddedActionsParser {
     });
   });
 
-  /** ABNF `selectOptionPC` list: `($select=...;$filter=...;$top=5)`. */
-  private readonly nestedOptions = this.RULE('nestedOptions', (): NestedSelectOptions => {
+  // ── $expand ───────────────────────────────────────────────────────────────
+
+  /** ABNF `expand`: `expandItem *( COMMA expandItem )`. */
+  readonly expand = this.RULE('expand', (): ExpandItem[] => {
+    const items: ExpandItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.expandItem)) });
+    return items;
+  });
+
+  /**
+   * ABNF `expandItem`: `*` with `/$ref` or `($levels=...)`, or a path of navigation names and casts, then `/$ref` or
+   * `/$count`, then options in parentheses (which options an item takes depends on its suffix).
+   */
+  private readonly expandItem = this.RULE('expandItem', (): ExpandItem =>
+    this.OR([
+      {
+        ALT: () => {
+          const star = this.CONSUME(T.Star);
+          let suffix: IToken | undefined;
+          let options: NestedExpandOptions | undefined;
+          this.OPTION(() => {
+            this.CONSUME(T.Slash);
+            suffix = this.CONSUME(T.DollarName);
+          });
+          this.OPTION2(() => {
+            options = this.SUBRULE(this.nestedOptions, { ARGS: ['expand'] });
+          });
+          return this.ACTION((): ExpandItem => {
+            if (suffix !== undefined && suffix.image !== '$ref') {
+              this.fail(
+                'InvalidSyntax',
+                suffix.startOffset,
+                `Unexpected '${suffix.image}' after '*'`,
+                "expected '*/$ref'",
+              );
+            }
+            const where = span(star.startOffset, this.endOfLast());
+            const given = options === undefined ? [] : Object.keys(options);
+            if (given.some((name) => name !== 'levels') || (suffix !== undefined && given.length > 0)) {
+              this.fail(
+                'InvalidSyntax',
+                star.startOffset,
+                `'*' takes no options${suffix === undefined ? ' but $levels' : ''}`,
+                'expand a navigation by name to give it options',
+              );
+            }
+            return options?.levels === undefined
+              ? { kind: 'star', ref: suffix !== undefined, span: where }
+              : { kind: 'star', ref: false, levels: options.levels, span: where };
+          });
+        },
+      },
+      {
+        // `$value`: the media stream of a media entity
+        GATE: () => this.LA(1).image === '$value',
+        ALT: () => {
+          const token = this.CONSUME3(T.DollarName);
+          return this.ACTION((): ExpandItem => ({ kind: 'value', span: tokenSpan(token) }));
+        },
+      },
+      {
+        ALT: () => {
+          const start = this.LA(1).startOffset;
+          const segments: ExpandSegment[] = [];
+          let suffix: IToken | undefined;
+          let options: NestedExpandOptions | undefined;
+          let star = false;
+          const first = this.SUBRULE(this.expandSegment);
+          this.ACTION(() => segments.push(first));
+          this.MANY({
+            GATE: () => this.LA(2).tokenType !== T.DollarName && this.LA(2).tokenType !== T.Star,
+            DEF: () => {
+              this.CONSUME2(T.Slash);
+              const next = this.SUBRULE2(this.expandSegment);
+              this.ACTION(() => segments.push(next));
+            },
+          });
+          // `Address/*`: every navigation of a complex property
+          this.OPTION5({
+            GATE: () => this.LA(2).tokenType === T.Star,
+            DEF: () => {
+              this.CONSUME4(T.Slash);
+              this.CONSUME2(T.Star);
+              star = true;
+            },
+          });
+          this.OPTION3(() => {
+            this.CONSUME3(T.Slash);
+            suffix = this.CONSUME2(T.DollarName);
+          });
+          this.OPTION4(() => {
+            options = this.SUBRULE2(this.nestedOptions, { ARGS: ['expand'] });
+          });
+          return this.ACTION((): ExpandItem => {
+            const where = span(start, this.endOfLast());
+            let kind: '$ref' | '$count' | undefined;
+            if (suffix !== undefined) {
+              if (suffix.image !== '$ref' && suffix.image !== '$count') {
+                this.fail(
+                  'InvalidSyntax',
+                  suffix.startOffset,
+                  `Unexpected '${suffix.image}'`,
+                  "expected '/$ref' or '/$count'",
+                );
+              }
+              kind = suffix.image;
+              // ABNF expandRefOption and expandCountOption: what references and counts can be asked with
+              const allowed = kind === '$ref' ? ['filter', 'orderBy', 'top', 'skip', 'count'] : ['filter'];
+              for (const name of Object.keys(options ?? {})) {
+                if (!allowed.includes(name)) {
+                  this.fail(
+                    'InvalidSyntax',
+                    this.optionPositions.get(options!)?.get(name) ?? suffix.startOffset,
+                    `${optionText(name)} cannot be given with ${kind}`,
+                    `with ${kind} only ${allowed.map(optionText).join(', ')}`,
+                  );
+                }
+              }
+            }
+            return {
+              kind: 'path',
+              segments,
+              ...(star ? { star: true as const } : {}),
+              ...(kind === undefined ? {} : { suffix: kind }),
+              ...(options === undefined ? {} : { options }),
+              span: where,
+            };
+          });
+        },
+      },
+    ]),
+  );
+
+  /**
+   * A segment of an expand path: a navigation (or, on the way, a complex property) name, a type cast, or an
+   * annotation term (`@Namespace.Term`).
+   */
+  private readonly expandSegment = this.RULE('expandSegment', (): ExpandSegment => {
+    const token = this.OR([
+      { ALT: () => this.CONSUME(T.Name) },
+      { ALT: () => this.CONSUME(T.QualifiedName) },
+      { ALT: () => this.CONSUME(T.AtName) },
+    ]);
+    return this.ACTION((): ExpandSegment =>
+      token.tokenType === T.QualifiedName
+        ? { kind: 'cast', typeName: token.image, span: tokenSpan(token) }
+        : token.tokenType === T.AtName
+          ? { kind: 'annotation', term: token.image.slice(1), span: tokenSpan(token) }
+          : { kind: 'property', name: token.image, span: tokenSpan(token) },
+    );
+  });
+
+  /**
+   * ABNF `selectOptionPC` list of a `$select` item, `($select=...;$filter=...;$top=5)`, or the `expandOption` list of
+   * an `$expand` item, which adds `$expand` and `$levels`. An option given twice is an error.
+   */
+  private readonly nestedOptions = this.RULE('nestedOptions', (context: 'select' | 'expand'): NestedExpandOptions => {
     const open = this.CONSUME(T.LParen);
     this.ACTION(() => this.enter(open));
-    const options: { -readonly [K in keyof NestedSelectOptions]: NestedSelectOptions[K] } = {};
+    const options: { -readonly [K in keyof NestedExpandOptions]: NestedExpandOptions[K] } = {};
+    const owner = context === 'expand' ? '$expand' : '$select';
     this.AT_LEAST_ONE_SEP({
       SEP: T.Semicolon,
       DEF: () => {
-        const nameToken = this.OR([{ ALT: () => this.CONSUME(T.DollarName) }, { ALT: () => this.CONSUME(T.Name) }]);
-        const name = this.ACTION(() => nameToken.image.replace(/^\$/, '').toLowerCase());
+        const nameToken = this.OR([
+          { ALT: () => this.CONSUME(T.DollarName) },
+          { ALT: () => this.CONSUME(T.Name) },
+          { ALT: () => this.CONSUME(T.AtName) },
+        ]);
+        const name = this.ACTION(() => {
+          if (nameToken.tokenType === T.AtName) return nameToken.image;
+          const lower = nameToken.image.replace(/^\$/, '').toLowerCase();
+          const key = lower === 'orderby' ? 'orderBy' : lower;
+          if (key in options) {
+            this.fail('DuplicateOption', nameToken.startOffset, `The nested option $${lower} is given more than once`);
+          }
+          let positions = this.optionPositions.get(options);
+          if (positions === undefined) this.optionPositions.set(options, (positions = new Map()));
+          positions.set(key, nameToken.startOffset);
+          return lower;
+        });
         this.CONSUME(T.Equals);
         this.OR2([
           {
@@ -1093,6 +1273,12 @@ class ODataParser extends EmbeddedActionsParser {
             },
           },
           {
+            GATE: () => name === 'expand' && context === 'expand',
+            ALT: () => {
+              options.expand = this.SUBRULE(this.expand);
+            },
+          },
+          {
             // any primary, so that a wrong value is reported as such, not as an unknown option
             GATE: () => name === 'top' || name === 'skip',
             ALT: () => {
@@ -1103,6 +1289,48 @@ class ODataParser extends EmbeddedActionsParser {
                   this.fail('InvalidSyntax', value.span.start, `$${name} must be a non-negative integer`);
                 }
                 options[name as 'top' | 'skip'] = literal.value;
+              });
+            },
+          },
+          {
+            GATE: () => name === 'levels' && context === 'expand',
+            ALT: () => {
+              const value = this.SUBRULE3(this.primaryExpr);
+              this.ACTION(() => {
+                const literal = value.kind === 'literal' ? value.literal : undefined;
+                const max =
+                  value.kind === 'path' &&
+                  value.root.kind === 'implicit' &&
+                  value.segments.length === 1 &&
+                  value.segments[0]!.kind === 'property' &&
+                  value.segments[0]!.name.toLowerCase() === 'max';
+                // (ABNF: oneToNine *DIGIT, so no leading zero)
+                if (
+                  !max &&
+                  (literal?.type !== 'Edm.Int32' || literal.value < 1 || this.text[value.span.start] === '0')
+                ) {
+                  this.fail('InvalidSyntax', value.span.start, '$levels must be a positive integer or max');
+                }
+                options.levels = max ? 'max' : (literal as { value: number }).value;
+              });
+            },
+          },
+          {
+            // ABNF aliasAndValue: `@c=15`, a parameter alias of the nested options
+            GATE: () => name.startsWith('@') && context === 'expand',
+            ALT: () => {
+              const value = this.SUBRULE4(this.primaryExpr);
+              this.ACTION(() => {
+                const aliases = new Map(options.aliases ?? []);
+                if (aliases.has(name)) {
+                  this.fail(
+                    'DuplicateOption',
+                    nameToken.startOffset,
+                    `Parameter alias ${name} is given more than once`,
+                  );
+                }
+                aliases.set(name, value);
+                options.aliases = aliases;
               });
             },
           },
@@ -1120,13 +1348,23 @@ class ODataParser extends EmbeddedActionsParser {
           },
           {
             ALT: () =>
-              this.ACTION(() =>
+              this.ACTION(() => {
+                if (context === 'expand' && ['search', 'compute', 'apply'].includes(name)) {
+                  this.fail(
+                    'NotImplemented',
+                    nameToken.startOffset,
+                    `The nested option $${name} in $expand is not supported by this service`,
+                  );
+                }
                 this.fail(
                   'InvalidSyntax',
                   nameToken.startOffset,
-                  `Unsupported nested option '${nameToken.image}' in $select`,
-                ),
-              ),
+                  `Unsupported nested option '${nameToken.image}' in ${owner}`,
+                  context === 'expand'
+                    ? 'an expanded navigation takes $select, $filter, $orderby, $top, $skip, $count, $expand and $levels'
+                    : undefined,
+                );
+              }),
           },
         ]);
       },
@@ -1137,10 +1375,17 @@ class ODataParser extends EmbeddedActionsParser {
   });
 }
 
+type ExpandSegment = Extract<ExpandItem, { kind: 'path' }>['segments'][number];
+
+/** How a nested option is written, from its key in NestedExpandOptions. */
+function optionText(key: string): string {
+  return `$${key.toLowerCase()}`;
+}
+
 /** The one parser instance, reset for every parse by assigning its input (Chevrotain performance guide). */
 const parser = new ODataParser();
 
-type EntryRule = 'commonExpr' | 'orderby' | 'select';
+type EntryRule = 'commonExpr' | 'orderby' | 'select' | 'expand';
 
 /** Lexes and parses `text` with `rule`; every failure becomes an `ODataError` with the option and position. */
 export function parseWith<R extends EntryRule>(
@@ -1183,7 +1428,9 @@ function emptyExpectation(rule: EntryRule): string {
     ? 'an expression'
     : rule === 'orderby'
       ? 'a property to order by'
-      : "a property name or '*'";
+      : rule === 'expand'
+        ? "a navigation property name or '*'"
+        : "a property name or '*'";
 }
 
 function describeChar(char: string): string {
@@ -1314,7 +1561,9 @@ function translateError(error: RecognitionError, text: string, target: string, t
         ? "expected ',', 'asc', 'desc', an operator or the end of $orderby"
         : target === '$select'
           ? "expected ',' or the end of $select"
-          : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
+          : target === '$expand'
+            ? "expected ',', '/', '(' or the end of $expand"
+            : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
   }
   return fail(`Unexpected ${describeToken(token)}`, expected);
 }
@@ -1354,6 +1603,11 @@ export function parseOrderBy(text: string, options?: ParseOptions): OrderByItem[
 /** Parses a `$select` value: `*`, property names and paths, comma-separated. */
 export function parseSelect(text: string, options?: ParseOptions): SelectItem[] {
   return parseWith('select', text, '$select', options);
+}
+
+/** Parses an `$expand` value: `*`, navigation paths with `/$ref` or `/$count` and nested options, comma-separated. */
+export function parseExpand(text: string, options?: ParseOptions): ExpandItem[] {
+  return parseWith('expand', text, '$expand', options);
 }
 
 /** The largest `$top` / `$skip` the parser accepts; a service sets its own smaller `$top` limit. */

@@ -1,6 +1,16 @@
 // Printing a syntax tree back to canonical OData text: lower-case operators, single spaces around
 // them, parentheses only where precedence needs them. `parseFilter(printFilter(e))` equals `e` up to spans.
-import type { Expr, LiteralValue, OrderByItem, PathExpr, PathSegment, SelectItem, SelectSegment } from './ast.js';
+import type {
+  ExpandItem,
+  Expr,
+  LiteralValue,
+  NestedExpandOptions,
+  OrderByItem,
+  PathExpr,
+  PathSegment,
+  SelectItem,
+  SelectSegment,
+} from './ast.js';
 
 // Binding strength, weakest first (OData 4.01 Part 2 §5.1.1.16).
 const OR = 1;
@@ -241,18 +251,44 @@ export function printSelect(items: readonly SelectItem[]): string {
           return `${item.namespace}.*`;
         case 'path': {
           const path = item.segments.map(printSelectSegment).join('/');
-          if (item.options === undefined) return path;
-          const o = item.options;
-          const parts: string[] = [];
-          if (o.select !== undefined) parts.push(`$select=${printSelect(o.select)}`);
-          if (o.filter !== undefined) parts.push(`$filter=${printFilter(o.filter)}`);
-          if (o.orderBy !== undefined) parts.push(`$orderby=${printOrderBy(o.orderBy)}`);
-          if (o.top !== undefined) parts.push(`$top=${o.top}`);
-          if (o.skip !== undefined) parts.push(`$skip=${o.skip}`);
-          if (o.count !== undefined) parts.push(`$count=${o.count}`);
-          return `${path}(${parts.join(';')})`;
+          return item.options === undefined ? path : `${path}(${printNestedOptions(item.options)})`;
         }
       }
+    })
+    .join(',');
+}
+
+/** The options in an item's parentheses, in canonical order, separated by `;`. */
+function printNestedOptions(o: NestedExpandOptions): string {
+  const parts: string[] = [];
+  if (o.select !== undefined) parts.push(`$select=${printSelect(o.select)}`);
+  if (o.filter !== undefined) parts.push(`$filter=${printFilter(o.filter)}`);
+  if (o.orderBy !== undefined) parts.push(`$orderby=${printOrderBy(o.orderBy)}`);
+  if (o.top !== undefined) parts.push(`$top=${o.top}`);
+  if (o.skip !== undefined) parts.push(`$skip=${o.skip}`);
+  if (o.count !== undefined) parts.push(`$count=${o.count}`);
+  if (o.expand !== undefined) parts.push(`$expand=${printExpand(o.expand)}`);
+  if (o.levels !== undefined) parts.push(`$levels=${o.levels}`);
+  for (const [name, value] of o.aliases ?? []) parts.push(`${name}=${printFilter(value)}`);
+  return parts.join(';');
+}
+
+/** Canonical `$expand` text. */
+export function printExpand(items: readonly ExpandItem[]): string {
+  return items
+    .map((item) => {
+      if (item.kind === 'star') {
+        if (item.ref) return '*/$ref';
+        return item.levels === undefined ? '*' : `*($levels=${item.levels})`;
+      }
+      if (item.kind === 'value') return '$value';
+      const path = item.segments
+        .map((s) => (s.kind === 'cast' ? s.typeName : s.kind === 'annotation' ? `@${s.term}` : s.name))
+        .join('/');
+      const star = item.star === true ? '/*' : '';
+      const suffix = item.suffix === undefined ? '' : `/${item.suffix}`;
+      const options = item.options === undefined ? '' : printNestedOptions(item.options);
+      return `${path}${star}${suffix}${options === '' ? '' : `(${options})`}`;
     })
     .join(',');
 }

@@ -3,9 +3,10 @@
 // `@alias` values parsed and attached to the alias nodes that use them.
 import { atPosition, combineErrors, errorAt, ODataError } from '../errors.js';
 import { suggest } from '../values/suggest.js';
-import type { Expr, OrderByItem, SelectItem } from './ast.js';
+import type { ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
 import {
   parseCount,
+  parseExpand,
   parseFilter,
   parseOrderBy,
   parseSelect,
@@ -19,6 +20,7 @@ import {
 export interface QueryOptions {
   readonly filter?: Expr;
   readonly select?: readonly SelectItem[];
+  readonly expand?: readonly ExpandItem[];
   readonly orderBy?: readonly OrderByItem[];
   readonly top?: number;
   readonly skip?: number;
@@ -38,6 +40,7 @@ export interface QueryOptions {
 const supportedOptions = [
   '$filter',
   '$select',
+  '$expand',
   '$orderby',
   '$top',
   '$skip',
@@ -47,7 +50,6 @@ const supportedOptions = [
 ] as const;
 /** System query options of OData 4.01 that this engine recognizes but does not implement (501). */
 const unsupportedOptions = [
-  '$expand',
   '$search',
   '$apply',
   '$compute',
@@ -226,6 +228,11 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       case '$select': {
         const select = attempt(() => parseSelect(text, exprOptions));
         if (select !== undefined) result.select = select;
+        break;
+      }
+      case '$expand': {
+        const expand = attempt(() => parseExpand(text, exprOptions));
+        if (expand !== undefined) result.expand = expand;
         break;
       }
       case '$orderby': {

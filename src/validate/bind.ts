@@ -16,8 +16,10 @@ import type {
   BinaryExpr,
   CallExpr,
   ComparisonOperator,
+  ExpandItem,
   Expr,
   InExpr,
+  NestedExpandOptions,
   LiteralValue,
   OrderByItem,
   PathExpr,
@@ -28,7 +30,15 @@ import { parseDuration } from '../values/temporal.js';
 import { parsePattern } from '../values/regex.js';
 import type { QueryOptions } from '../syntax/query-string.js';
 import { deriveLiteral, testLiteral } from '../syntax/lifted.js';
-import type { BoundExpr, BoundLiteral, BoundOrderBy, BoundQuery, BoundType, PropertySource } from './bound.js';
+import type {
+  BoundExpand,
+  BoundExpr,
+  BoundLiteral,
+  BoundOrderBy,
+  BoundQuery,
+  BoundType,
+  PropertySource,
+} from './bound.js';
 import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
 import { suggest } from '../values/suggest.js';
 
@@ -68,6 +78,15 @@ export interface QueryLimits {
    * subqueries PostgreSQL plans an `and` of them for 570 ms, and at 64 an `or` runs for 2.5 s.
    */
   readonly maxSubqueries?: number;
+  /** How deep `$expand` may nest, `$levels` counted as the levels it stands for (default 4). */
+  readonly maxExpandDepth?: number;
+  /** Expanded navigations in the whole query, nested ones and those `*` and `$levels` stand for included (default 16). */
+  readonly maxExpansions?: number;
+  /**
+   * Related entities one expanded navigation may read for a page (default 10,000): more is a 400 that says to page
+   * with a nested `$top` or read the navigation at its own address. Checked when the expansion is read.
+   */
+  readonly maxExpandRows?: number;
 }
 
 /** The limits every option has a default for; `maxTop` has none. */
@@ -82,6 +101,9 @@ export const defaultLimits: Readonly<DefaultLimits> = Object.freeze({
   maxNodes: 20_000,
   maxLambdaDepth: 4,
   maxSubqueries: 32,
+  maxExpandDepth: 4,
+  maxExpansions: 16,
+  maxExpandRows: 10_000,
 });
 
 const root: PropertySource = Object.freeze({ kind: 'root' });
@@ -1046,7 +1068,7 @@ class Binder {
             'TypeMismatch',
             first.span,
             `${first.name} is ${navigation.collection ? 'a collection' : `a single ${navigation.target().name}`}, not a property`,
-            '$expand is not supported; read it at its own address',
+            `expand it: $expand=${first.name}`,
           );
         }
         this.unknownProperty(this.entityType, first.name, first.span);
@@ -1063,6 +1085,221 @@ class Binder {
 }
 
 const span = (start: number, end: number): Span => ({ start, end });
+
+/** Expansions bound so far in one query (for maxExpansions). */
+interface ExpandBudget {
+  count: number;
+}
+
+/**
+ * Binds `$expand` items to `entityType`: each names a navigation of it (or `*`, every one), and its nested options
+ * are bound to the navigation's target, in the same `$expand` text (positions stay those of the option's value).
+ */
+function bindExpand(
+  items: readonly ExpandItem[],
+  entityType: EntityType,
+  limits: DefaultLimits,
+  text: string | undefined,
+  depth: number,
+  budget: ExpandBudget,
+): BoundExpand[] {
+  const at: Binder = new Binder(entityType, limits, '$expand', text);
+  if (depth > limits.maxExpandDepth) {
+    at.fail(
+      'LimitExceeded',
+      items[0]!.span,
+      `$expand nests more than ${limits.maxExpandDepth} levels deep (maxExpandDepth)`,
+      'read deeper levels at their own address',
+    );
+  }
+  const expanded = new Map<string, BoundExpand>();
+  const add = (navigation: NavigationProperty, where: Span, bound: () => BoundExpand): void => {
+    if (expanded.has(navigation.name)) {
+      at.fail('InvalidSyntax', where, `${navigation.name} is expanded more than once`, 'give its options in one item');
+    }
+    if (++budget.count > limits.maxExpansions) {
+      at.fail(
+        'LimitExceeded',
+        where,
+        `$expand names more than ${limits.maxExpansions} navigations in all (maxExpansions; * and $levels count each one they stand for)`,
+      );
+    }
+    expanded.set(navigation.name, bound());
+  };
+  for (const item of items) {
+    if (item.kind === 'star') {
+      for (const navigation of entityType.navigation.values()) {
+        if (expanded.has(navigation.name)) continue;
+        add(navigation, item.span, () =>
+          expandOne(navigation, item.ref, item.levels ?? 1, undefined, item.span, limits, text, depth, budget),
+        );
+      }
+      continue;
+    }
+    if (item.kind === 'value') {
+      at.fail('InvalidSyntax', item.span, `$value expands a media stream, and ${entityType.name} is no media entity`);
+    }
+    const [first, ...rest] = item.segments;
+    if (first!.kind === 'cast') {
+      at.fail(
+        'UnknownType',
+        first!.span,
+        `Unknown type ${first!.typeName}`,
+        'the model has no derived types to cast to',
+      );
+    }
+    if (first!.kind === 'annotation') {
+      at.fail('UnknownProperty', first!.span, `${entityType.name} has no annotation @${first!.term} to expand`);
+    }
+    if (item.options?.aliases !== undefined) {
+      at.fail(
+        'NotImplemented',
+        item.span,
+        'Parameter aliases inside $expand options are not supported by this service',
+        'give the alias beside the other query options: ...&@c=15',
+      );
+    }
+    const name = first!.name;
+    const navigation = entityType.navigation.get(name);
+    if (navigation === undefined) {
+      if (entityType.properties.has(name)) {
+        at.fail(
+          'TypeMismatch',
+          first!.span,
+          `${name} is a property of ${entityType.name}, not a navigation`,
+          `select it: $select=${name}`,
+        );
+      }
+      const guess = suggest(name, [...entityType.navigation.keys()]);
+      at.fail(
+        'UnknownProperty',
+        first!.span,
+        `Unknown navigation property '${name}' on ${entityType.name}`,
+        guess !== undefined
+          ? `did you mean '${guess}'?`
+          : entityType.navigation.size === 0
+            ? `${entityType.name} has no navigation properties`
+            : `its navigation properties: ${[...entityType.navigation.keys()].join(', ')}`,
+      );
+    }
+    if (rest.length > 0 || item.star === true) {
+      const next = rest[0] ?? { kind: 'star', span: { start: item.span.end, end: item.span.end } };
+      at.fail(
+        'InvalidSyntax',
+        next.span,
+        `${name} is a navigation: an expand path ends there`,
+        next.kind === 'property' ? `expand what follows inside it: ${name}($expand=${next.name})` : undefined,
+      );
+    }
+    if (item.suffix === '$count') {
+      at.fail(
+        'NotImplemented',
+        item.span,
+        `${name}/$count in $expand is not supported by this service`,
+        `ask for ${name}($count=true;$top=0)`,
+      );
+    }
+    add(navigation, first!.span, () =>
+      expandOne(
+        navigation,
+        item.suffix === '$ref',
+        item.options?.levels ?? 1,
+        item.options,
+        item.span,
+        limits,
+        text,
+        depth,
+        budget,
+      ),
+    );
+  }
+  return [...expanded.values()];
+}
+
+/**
+ * One navigation with its nested options; `$levels` greater than one expands the same navigation again inside,
+ * which needs a target type with a navigation of the same name (a recursive one).
+ */
+function expandOne(
+  navigation: NavigationProperty,
+  ref: boolean,
+  levels: number | 'max',
+  options: NestedExpandOptions | undefined,
+  where: Span,
+  limits: DefaultLimits,
+  text: string | undefined,
+  depth: number,
+  budget: ExpandBudget,
+): BoundExpand {
+  const target = navigation.target();
+  const binder: Binder = new Binder(target, limits, '$expand', text);
+  const problems: ODataError[] = [];
+  const attempt = <T>(run: () => T): T | undefined => {
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof ODataError) {
+        problems.push(error);
+        return undefined;
+      }
+      throw error;
+    }
+  };
+  const filter = options?.filter === undefined ? undefined : attempt(() => binder.filter(options.filter!));
+  const orderBy =
+    options?.orderBy === undefined ? defaultOrder(target) : attempt(() => binder.orderBy(options.orderBy!));
+  const select =
+    options?.select === undefined ? readableProperties(target) : attempt(() => binder.select(options.select!));
+  let expand =
+    options?.expand === undefined
+      ? []
+      : attempt(() => bindExpand(options.expand!, target, limits, text, depth + 1, budget));
+  if (problems.length > 0) throw combineErrors(problems);
+  const more = levels === 'max' ? limits.maxExpandDepth - depth : levels - 1;
+  if (more > 0) {
+    const again = target.navigation.get(navigation.name);
+    if (again === undefined || again.target() !== target) {
+      if (levels !== 'max') {
+        binder.fail(
+          'InvalidSyntax',
+          where,
+          `$levels=${levels} repeats ${navigation.name}, but ${target.name} has no navigation ${navigation.name} to its own type`,
+          '$levels is for recursive navigations; nest $expand for others',
+        );
+      }
+    } else if (!expand!.some((e) => e.navigation === again)) {
+      if (++budget.count > limits.maxExpansions) {
+        binder.fail(
+          'LimitExceeded',
+          where,
+          `$expand names more than ${limits.maxExpansions} navigations in all (maxExpansions; $levels counts each level)`,
+        );
+      }
+      if (depth + 1 > limits.maxExpandDepth) {
+        binder.fail(
+          'LimitExceeded',
+          where,
+          `$levels=${levels} nests more than ${limits.maxExpandDepth} levels deep (maxExpandDepth)`,
+        );
+      }
+      expand = [...expand!, expandOne(again, ref, more, options, where, limits, text, depth + 1, budget)];
+    }
+  }
+  return {
+    navigation,
+    ref,
+    query: {
+      entityType: target,
+      ...(filter === undefined ? {} : { filter }),
+      orderBy: orderBy!,
+      select: ref ? target.key : select!,
+      ...(options?.top === undefined ? {} : { top: options.top }),
+      ...(options?.skip === undefined ? {} : { skip: options.skip }),
+      count: options?.count ?? false,
+      ...(expand!.length === 0 ? {} : { expand: expand! }),
+    },
+  };
+}
 
 /** Entity types are immutable, so what a query without $orderby binds to is computed once per type. */
 const defaultOrderCache = new WeakMap<EntityType, BoundOrderBy[]>();
@@ -1179,6 +1416,12 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     options.select === undefined
       ? readableProperties(entityType)
       : attempt('$select', (b) => b.select(options.select!));
+  const expand =
+    options.expand === undefined
+      ? undefined
+      : attempt('$expand', () =>
+          bindExpand(options.expand!, entityType, effective, options.text.$expand, 1, { count: 0 }),
+        );
   if (options.top !== undefined && effective.maxTop !== undefined && options.top > effective.maxTop) {
     problems.push(
       new ODataError(
@@ -1200,6 +1443,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     ...(options.top === undefined ? {} : { top: options.top }),
     ...(options.skip === undefined ? {} : { skip: options.skip }),
     count: options.count ?? false,
+    ...(expand === undefined || expand.length === 0 ? {} : { expand }),
   };
 }
 

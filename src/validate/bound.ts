@@ -185,4 +185,21 @@ export interface BoundQuery {
   readonly top?: number;
   readonly skip?: number;
   readonly count: boolean;
+  /**
+   * The navigations to expand, each with the query of its related entities. Backends read only the entities of the
+   * query itself; the service reads each expansion with its store, one statement per expanded navigation.
+   */
+  readonly expand?: readonly BoundExpand[];
+}
+
+/** One expanded navigation (`$expand=Lines($filter=...;$top=5)`): the related entities of each entity read. */
+export interface BoundExpand {
+  readonly navigation: NavigationProperty;
+  /**
+   * The related entities' own query, bound to the navigation's target type: its `$select`, `$filter`, `$orderby`,
+   * `$top`, `$skip` (per entity, not across them), `$count` and nested `$expand`.
+   */
+  readonly query: BoundQuery;
+  /** `/$ref`: the related entities' ids (`@odata.id`) instead of the entities. */
+  readonly ref: boolean;
 }

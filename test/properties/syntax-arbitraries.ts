@@ -2,7 +2,7 @@
 // the parser can produce (lambda variables only inside their lambda, key predicates only after a
 // property, `in` only with a list, array or path on its right...). Spans are placeholders.
 import fc from 'fast-check';
-import type { Expr, LiteralValue, PathSegment, Span } from '../../src/index.js';
+import type { ExpandItem, Expr, LiteralValue, NestedExpandOptions, PathSegment, Span } from '../../src/index.js';
 import { canonicalFunctions } from '../../src/index.js';
 import { decodeDateTimeOffset } from '../../src/syntax/literals.js';
 import { parseDuration } from '../../src/values/temporal.js';
@@ -281,3 +281,62 @@ export function withoutSpans(value: unknown): unknown {
       .map(([key, inner]) => [key, withoutSpans(inner)]),
   );
 }
+
+/** `$expand` trees: navigation paths with `/$ref` or options (nested filters, orders, paging, expands, levels). */
+export const expandItems: fc.Arbitrary<ExpandItem[]> = fc.letrec<{ items: ExpandItem[] }>((tie) => {
+  const orderItem = fc.record({
+    expr: expr,
+    direction: fc.constantFrom('asc' as const, 'desc' as const),
+    span: fc.constant({ start: 0, end: 0 }),
+  });
+  const options: fc.Arbitrary<NestedExpandOptions> = fc.record(
+    {
+      filter: expr,
+      orderBy: fc.array(orderItem, { minLength: 1, maxLength: 2 }),
+      top: fc.nat({ max: 1000 }),
+      skip: fc.nat({ max: 1000 }),
+      count: fc.boolean(),
+      expand: tie('items'),
+      levels: fc.oneof(fc.integer({ min: 1, max: 9 }), fc.constant('max' as const)),
+    },
+    { requiredKeys: [] },
+  );
+  const segment = propertyName.map((name) => ({ kind: 'property' as const, name, span: { start: 0, end: 0 } }));
+  const path = fc
+    .record({
+      segments: fc.array(segment, { minLength: 1, maxLength: 2 }),
+      ref: fc.boolean(),
+      options: fc.option(options, { nil: undefined }),
+    })
+    .map(({ segments, ref, options }): ExpandItem => {
+      // with $ref only the options ABNF expandRefOption allows
+      const kept =
+        options === undefined
+          ? undefined
+          : ref
+            ? Object.fromEntries(
+                Object.entries(options).filter(([key]) => ['filter', 'orderBy', 'top', 'skip', 'count'].includes(key)),
+              )
+            : options;
+      const given = kept === undefined || Object.keys(kept).length === 0 ? undefined : kept;
+      return {
+        kind: 'path',
+        segments,
+        ...(ref ? { suffix: '$ref' as const } : {}),
+        ...(given === undefined ? {} : { options: given }),
+        span: { start: 0, end: 0 },
+      };
+    });
+  const star = fc.constantFrom<ExpandItem>(
+    { kind: 'star', ref: false, span: { start: 0, end: 0 } },
+    { kind: 'star', ref: true, span: { start: 0, end: 0 } },
+    { kind: 'star', ref: false, levels: 3, span: { start: 0, end: 0 } },
+  );
+  return {
+    items: fc.array(fc.oneof({ weight: 5, arbitrary: path }, { weight: 1, arbitrary: star }), {
+      minLength: 1,
+      maxLength: 3,
+      depthIdentifier: 'expand',
+    }),
+  };
+}).items;

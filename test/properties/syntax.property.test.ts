@@ -5,15 +5,17 @@ import { describe, expect, it } from 'vitest';
 import {
   isODataError,
   parseCount,
+  parseExpand,
   parseFilter,
   parseOrderBy,
   parseQuery,
   parseSelect,
   parseSkip,
   parseTop,
+  printExpand,
   printFilter,
 } from '../../src/index.js';
-import { expr, withoutSpans } from './syntax-arbitraries.js';
+import { expandItems, expr, withoutSpans } from './syntax-arbitraries.js';
 
 /** Runs `parse`; anything thrown must be an ODataError with a 4xx/501 status. */
 function totally(parse: () => unknown): void {
@@ -47,9 +49,23 @@ describe('printFilter / parseFilter', () => {
   });
 });
 
+describe('printExpand / parseExpand', () => {
+  it('round-trips every $expand tree: parseExpand(printExpand(t)) equals t up to spans', () => {
+    fc.assert(
+      fc.property(expandItems, (items) => {
+        const text = printExpand(items);
+        expect(withoutSpans(parseExpand(text))).toEqual(withoutSpans(items));
+        expect(printExpand(parseExpand(text))).toBe(text);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 500) },
+    );
+  });
+});
+
 const parsers: readonly [string, (text: string) => unknown][] = [
   ['parseFilter', parseFilter],
   ['parseSelect', parseSelect],
+  ['parseExpand', parseExpand],
   ['parseOrderBy', parseOrderBy],
   ['parseTop', parseTop],
   ['parseSkip', parseSkip],

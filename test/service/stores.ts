@@ -9,10 +9,11 @@ import pg from 'pg';
 import type { Model, Row } from '../../src/model/schema.js';
 import { MemoryStore } from '../../src/service/memory-store.js';
 import { createODataService, type ODataService, type ODataServiceOptions } from '../../src/service/service.js';
-import { openMysqlStore } from '../../src/service/mysql.js';
-import { openPostgresStore } from '../../src/service/postgres.js';
-import { openSqliteStore } from '../../src/service/sqlite.js';
-import type { SqlStore } from '../../src/service/sql/sql-store.js';
+import { openMysql } from '../../src/service/mysql.js';
+import { openPostgres } from '../../src/service/postgres.js';
+import { openSqlite } from '../../src/service/sqlite.js';
+import type { SqlDriver } from '../../src/service/sql/driver.js';
+import { openSqlStore, type SqlStore } from '../../src/service/sql/sql-store.js';
 import { collectionsOf, type Store } from '../../src/service/store.js';
 import { tinyStore } from './tiny-store.js';
 
@@ -48,18 +49,31 @@ async function loaded(store: SqlStore, model: Model, rows: Record<string, Row[]>
 
 const unique = (): string => `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 
-/** The stores this machine offers, by name. */
-export async function storeFactories(): Promise<Record<string, StoreFactory>> {
+/**
+ * The stores this machine offers, by name. `sql` wraps the SQL stores' drivers (a test counts their statements);
+ * `sqlOnly` leaves out the stores without SQL.
+ */
+export async function storeFactories(
+  options: { readonly sql?: (driver: SqlDriver) => SqlDriver; readonly sqlOnly?: boolean } = {},
+): Promise<Record<string, StoreFactory>> {
+  const sql = options.sql ?? ((driver: SqlDriver) => driver);
   const factories: Record<string, StoreFactory> = {
-    memory: async (model, rows) => ({
-      store: new MemoryStore(model, Object.fromEntries(Object.entries(rows).map(([n, list]) => [n, [...list]]))),
-      close: async () => undefined,
-    }),
-    // a store of the tests' own, on the Store contract alone
-    tiny: async (model, rows) => ({ store: tinyStore(model, rows), close: async () => undefined }),
+    ...(options.sqlOnly === true
+      ? {}
+      : {
+          memory: async (model: Model, rows: Record<string, Row[]>): Promise<OpenStore> => ({
+            store: new MemoryStore(model, Object.fromEntries(Object.entries(rows).map(([n, list]) => [n, [...list]]))),
+            close: async () => undefined,
+          }),
+          // a store of the tests' own, on the Store contract alone
+          tiny: async (model: Model, rows: Record<string, Row[]>): Promise<OpenStore> => ({
+            store: tinyStore(model, rows),
+            close: async () => undefined,
+          }),
+        }),
     sqlite: async (model, rows) => {
       const dir = mkdtempSync(join(tmpdir(), 'odata-store-'));
-      const store = await loaded(await openSqliteStore(join(dir, 'store.db'), { model }), model, rows);
+      const store = await loaded(await openSqlStore(sql(openSqlite(join(dir, 'store.db'))), { model }), model, rows);
       return {
         store,
         close: async () => {
@@ -81,7 +95,7 @@ export async function storeFactories(): Promise<Record<string, StoreFactory>> {
       await admin.connect();
       await admin.query(`CREATE SCHEMA "${schema}"`);
       const url = `${POSTGRES}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-      const store = await loaded(await openPostgresStore(url, { model, driver: { max: 3 } }), model, rows);
+      const store = await loaded(await openSqlStore(sql(openPostgres(url, { max: 3 })), { model }), model, rows);
       return {
         store,
         close: async () => {
@@ -99,7 +113,7 @@ export async function storeFactories(): Promise<Record<string, StoreFactory>> {
       const admin = await mysql.createConnection({ uri: MYSQL });
       await admin.query(`CREATE DATABASE \`${database}\``);
       const store = await loaded(
-        await openMysqlStore(`${MYSQL}/${database}`, { model, driver: { max: 3 } }),
+        await openSqlStore(sql(openMysql(`${MYSQL}/${database}`, { max: 3 })), { model }),
         model,
         rows,
       );

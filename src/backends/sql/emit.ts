@@ -45,6 +45,14 @@ export interface SqlOptions extends SqlTable {
   readonly deadlineChecks?: boolean;
 }
 
+/** The link of related rows to the entities they belong to (see SqlEmitter.related). */
+export interface RelatedLink {
+  /** The properties of the related rows that hold the entities' values (a navigation's foreign key). */
+  readonly properties: readonly string[];
+  /** The value tuples to find, encoded for the storage, in the order of `properties`; none holds a null. */
+  readonly tuples: readonly (readonly SqlParam[])[];
+}
+
 export interface SqlStatement {
   readonly sql: string;
   readonly params: SqlParam[];
@@ -131,27 +139,9 @@ export class SqlEmitter {
 
   select(bound: BoundQuery): Sql {
     const d = this.dialect;
-    const columns = bound.select.map((p) => `${this.column(this.root, p)} AS ${d.quoteIdentifier(p.name)}`).join(', ');
+    const columns = this.columns(bound);
     const where = this.where(bound);
-    this.target = '$orderby';
-    const notNull = bound.filter === undefined ? new Set<string>() : provenNotNull(bound.filter);
-    const order = bound.orderBy
-      // (a property's nullability is its column's, or the filter's where it keeps only non-null values: then
-      // PostgreSQL can walk a plain index in either direction; for any other expression it is told explicitly)
-      .flatMap((item) => {
-        const { expr } = item;
-        const nullable =
-          expr.kind !== 'property' ||
-          (expr.nullable && !(expr.source.kind === 'root' && notNull.has(expr.property.name)));
-        const reads = this.columnsRead;
-        const key = this.sortKey(expr);
-        // A key that reads no column is the same for every row, so it cannot change the order; and a bare constant
-        // there would be a column number to SQLite and MariaDB (`ORDER BY 1`) and an error to PostgreSQL. The binder
-        // leaves such items out; this catches what only the translation folds to a constant (`isof`, `x eq null`).
-        if (this.columnsRead === reads) return [];
-        return [d.orderItem(key, item.direction, nullable)];
-      })
-      .join(', ');
+    const order = this.order(bound);
     // LIMIT takes a bare placeholder (MySQL allows no CAST there), bound as an integer
     const count = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
     const limit = d.limit(
@@ -159,6 +149,81 @@ export class SqlEmitter {
       bound.skip === undefined || bound.skip === 0 ? undefined : count(bound.skip),
     );
     return `SELECT ${columns} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where}${order === '' ? '' : ` ORDER BY ${order}`}${limit === '' ? '' : ` ${limit}`}`;
+  }
+
+  /**
+   * The rows related to many entities at once (`$expand`): those whose `link` columns hold one of its value tuples.
+   * `$top` and `$skip` apply to each tuple's rows, numbered by ROW_NUMBER over a partition by the link in the query's
+   * order (column `odata_row`); with `$count`, COUNT over the same partition gives each tuple's count (`odata_count`),
+   * and each tuple's first row is kept even outside the page so that its count arrives (the store drops it after).
+   * The rows come in `odata_row` order, so each tuple's rows are in the query's order among themselves.
+   */
+  related(bound: BoundQuery, link: RelatedLink): Sql {
+    const d = this.dialect;
+    const columns = this.columns(bound);
+    const linkColumns = link.properties.map((name) => this.column(this.root, name));
+    const matches =
+      linkColumns.length === 1
+        ? `${linkColumns[0]!} IN (${link.tuples.map(([value]) => this.rawParam(value!)).join(', ')})`
+        : `(${link.tuples
+            .map(
+              (tuple) => `(${tuple.map((value, i) => `${linkColumns[i]!} = ${this.rawParam(value)}`).join(' AND ')})`,
+            )
+            .join(' OR ')})`;
+    const where = `${matches} AND (${this.where(bound)})`;
+    const order = this.order(bound);
+    const from = `FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where}`;
+    const skip = bound.skip ?? 0;
+    if (bound.top === undefined && skip === 0 && !bound.count) {
+      return `SELECT ${columns} ${from}${order === '' ? '' : ` ORDER BY ${order}`}`;
+    }
+    const partition = `PARTITION BY ${linkColumns.join(', ')}`;
+    const row = d.quoteIdentifier('odata_row');
+    const windows = [
+      `ROW_NUMBER() OVER (${partition}${order === '' ? '' : ` ORDER BY ${order}`}) AS ${row}`,
+      ...(bound.count ? [`COUNT(*) OVER (${partition}) AS ${d.quoteIdentifier('odata_count')}`] : []),
+    ];
+    const integer = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
+    const page = [
+      ...(skip > 0 ? [`${row} > ${integer(skip)}`] : []),
+      ...(bound.top === undefined ? [] : [`${row} <= ${integer(skip + bound.top)}`]),
+    ];
+    const kept = page.length === 0 ? '' : ` WHERE ${bound.count ? `${row} = 1 OR ` : ''}${page.join(' AND ')}`;
+    return `SELECT * FROM (SELECT ${columns}, ${windows.join(', ')} ${from}) AS ${d.quoteIdentifier('related')}${kept} ORDER BY ${row}`;
+  }
+
+  /** The selected columns, each named after its property. */
+  private columns(bound: BoundQuery): Sql {
+    return bound.select
+      .map((p) => `${this.column(this.root, p)} AS ${this.dialect.quoteIdentifier(p.name)}`)
+      .join(', ');
+  }
+
+  /** The ORDER BY items of the query's order (empty when every key is constant). */
+  private order(bound: BoundQuery): Sql {
+    const d = this.dialect;
+    this.target = '$orderby';
+    const notNull = bound.filter === undefined ? new Set<string>() : provenNotNull(bound.filter);
+    return (
+      bound.orderBy
+        // (a property's nullability is its column's, or the filter's where it keeps only non-null values: then
+        // PostgreSQL can walk a plain index in either direction; for any other expression it is told explicitly)
+        .flatMap((item) => {
+          const { expr } = item;
+          const nullable =
+            expr.kind !== 'property' ||
+            (expr.nullable && !(expr.source.kind === 'root' && notNull.has(expr.property.name)));
+          const reads = this.columnsRead;
+          const key = this.sortKey(expr);
+          // A key that reads no column is the same for every row, so it cannot change the order; and a bare constant
+          // there would be a column number to SQLite and MariaDB (`ORDER BY 1`) and an error to PostgreSQL. The
+          // binder leaves such items out; this catches what only the translation folds to a constant (`isof`,
+          // `x eq null`).
+          if (this.columnsRead === reads) return [];
+          return [d.orderItem(key, item.direction, nullable)];
+        })
+        .join(', ')
+    );
   }
 
   count(bound: BoundQuery): Sql {

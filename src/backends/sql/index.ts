@@ -1,10 +1,10 @@
 // odata-engine/sql: a bound query as parameterized SQL for SQLite, PostgreSQL and MySQL/MariaDB (docs/backends.md).
 import type { BoundQuery } from '../../validate/bound.js';
 import { dialects } from './dialects.js';
-import { SqlEmitter, type SqlOptions, type SqlStatement } from './emit.js';
+import { SqlEmitter, type RelatedLink, type SqlOptions, type SqlStatement } from './emit.js';
 
 export type { SqlDialectName, SqlParam } from './dialect.js';
-export type { SqlOptions, SqlStatement, SqlTable } from './emit.js';
+export type { RelatedLink, SqlOptions, SqlStatement, SqlTable } from './emit.js';
 export { MAX_SQL_LENGTH, MAX_SQL_SUBQUERIES, escapeLike } from './emit.js';
 export { createTableSql, columnType, decodeRow, decodeValue, encodeValue, type CreateTableOptions } from './storage.js';
 export {
@@ -24,6 +24,15 @@ function emitter(bound: BoundQuery, options: SqlOptions): SqlEmitter {
 export function toSql(bound: BoundQuery, options: SqlOptions): SqlStatement {
   const e = emitter(bound, options);
   return e.finish(e.select(bound));
+}
+
+/**
+ * The rows related to many entities (`$expand`): those whose link columns hold one of the link's tuples, with `$top`
+ * and `$skip` per tuple and, for `$count`, each tuple's count in column `odata_count` (see SqlEmitter.related).
+ */
+export function toSqlRelated(bound: BoundQuery, options: SqlOptions, link: RelatedLink): SqlStatement {
+  const e = emitter(bound, options);
+  return e.finish(e.related(bound, link));
 }
 
 /** The condition alone, reading the table through the alias `t0`, for a statement of your own. */

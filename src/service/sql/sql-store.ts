@@ -6,6 +6,7 @@ import {
   createTableSql,
   toSql,
   toSqlCount,
+  toSqlRelated,
   type SqlOptions,
   type SqlParam,
   type SqlStatement,
@@ -24,6 +25,8 @@ import {
   type PreparedRead,
   type ReadOptions,
   type ReadResult,
+  type RelatedLink,
+  type RelatedResult,
   type Store,
   type StoreCollection,
   type StoreTransaction,
@@ -190,12 +193,16 @@ export class SqlStore implements Store {
 
   // ── reads ──────────────────────────────────────────────────────────────────
 
-  /** `parent`: the child columns and values that tie the rows to one parent (a navigation's foreign key). */
-  private sqlOptions(c: StoreCollection, parent?: Row): SqlOptions {
+  /**
+   * `parent`: the child columns and values that tie the rows to one parent (a navigation's foreign key); `'related'`:
+   * rows of many parents, which the caller's link condition picks (a contained collection's parent key is not fixed).
+   */
+  private sqlOptions(c: StoreCollection, parent?: Row | 'related'): SqlOptions {
     const parentScope: Record<string, SqlParam> = {};
-    for (const name of new Set([...(c.parentKey ?? []), ...Object.keys(parent ?? {})])) {
+    const names = parent === 'related' ? [] : [...(c.parentKey ?? []), ...Object.keys(parent ?? {})];
+    for (const name of new Set(names)) {
       const property = c.entityType.properties.get(name)!;
-      parentScope[name] = this.encode(property, parent?.[name]);
+      parentScope[name] = this.encode(property, (parent as Row | undefined)?.[name]);
     }
     const navigation: Record<string, { table: string }> = {};
     for (const nav of c.entityType.navigation.values()) {
@@ -210,6 +217,41 @@ export class SqlStore implements Store {
       // SQLite: a row check in every WHERE, so that the statement stops at its budget wherever it is (its rowCheck)
       deadlineChecks: true,
     };
+  }
+
+  /**
+   * The rows related to many entities (`$expand`): one statement per call (ROW_NUMBER and COUNT over a partition by
+   * the link give each tuple's page and count; toSqlRelated), in chunks only where the tuples would pass the
+   * dialect's parameter limit.
+   */
+  async readRelated(
+    c: StoreCollection,
+    bound: BoundQuery,
+    link: RelatedLink,
+    options?: ReadOptions,
+  ): Promise<RelatedResult> {
+    const properties = link.properties.map((name) => c.entityType.properties.get(name)!);
+    const sqlOptions = this.sqlOptions(c, 'related');
+    const perChunk = Math.max(1, Math.floor(RELATED_PARAMS / properties.length));
+    const rows: Row[] = [];
+    const counts = new Map<string, number>();
+    const skip = bound.skip ?? 0;
+    const end = bound.top === undefined ? Infinity : skip + bound.top;
+    for (let from = 0; from < link.values.length; from += perChunk) {
+      const tuples = link.values
+        .slice(from, from + perChunk)
+        .map((tuple) => tuple.map((value, i) => this.encode(properties[i]!, value)));
+      const { sql, params } = toSqlRelated(bound, sqlOptions, { properties: link.properties, tuples });
+      for (const raw of await this.driver.all(sql, params, signalOnly(options))) {
+        const row = this.decodeRow(bound.select, raw);
+        const number = raw['odata_row'] === undefined ? undefined : Number(raw['odata_row']);
+        if (bound.count && number === 1) counts.set(linkText(link.properties, row), Number(raw['odata_count']));
+        // (a tuple's first row comes along for its count even when the page is past it)
+        if (number === undefined || (number > skip && number <= end)) rows.push(row);
+      }
+    }
+    if (!bound.count) return { rows };
+    return { rows, counts: link.values.map((tuple) => counts.get(JSON.stringify(tuple.map(linkValue))) ?? 0) };
   }
 
   /** The statements of a read: the page, and the count when `$count=true`. */
@@ -471,6 +513,18 @@ export class SqlStore implements Store {
     }
     return encoded;
   }
+}
+
+/** Parameters of one related read's link at most (under every dialect's limit, with room for the filter's). */
+const RELATED_PARAMS = 30_000;
+
+/** A link tuple's values as text that matches whatever the same values came from (bigints as their digits). */
+function linkValue(value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+function linkText(properties: readonly string[], row: Row): string {
+  return JSON.stringify(properties.map((name) => linkValue(row[name])));
 }
 
 function signalOnly(options: ReadOptions | undefined): DriverReadOptions {

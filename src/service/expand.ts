@@ -1,0 +1,169 @@
+// `$expand`: the related entities of the entities a request reads. Each expanded navigation is one read of its
+// target collection for every entity of the level together (the store's `readRelated`: one statement on the SQL
+// stores), then the same for the next level over the rows found: an expand of depth d costs d reads beyond the
+// entities' own, whatever their number. The rows are tied to their entities by the navigation's foreign key.
+import { ODataError } from '../errors.js';
+import type { Model, NavigationProperty, Property, Row } from '../model/schema.js';
+import type { BoundExpand, BoundQuery } from '../validate/bound.js';
+import {
+  collectionOfType,
+  type ReadOptions,
+  type RelatedLink,
+  type RelatedResult,
+  type Store,
+  type StoreCollection,
+} from './store.js';
+
+/** One expanded navigation of a level's entities: their related rows, and the expansions of those rows. */
+export interface ExpandedNavigation {
+  readonly expand: BoundExpand;
+  /** Where the related rows are kept. */
+  readonly target: StoreCollection;
+  /** Each entity's related rows (by the entity's row object), in the expansion's order, and its count when asked. */
+  readonly related: ReadonlyMap<Row, { readonly rows: readonly Row[]; readonly count?: number }>;
+  /** The next level: the expansions of the related rows. */
+  readonly nested: readonly ExpandedNavigation[];
+}
+
+/** The properties a navigation's foreign key reads on each side: `source[i]` of the entity holds `target[i]`'s value. */
+export function linkOf(navigation: NavigationProperty): { readonly source: string[]; readonly target: string[] } {
+  const pairs = Object.entries(navigation.foreignKey);
+  return { source: pairs.map(([source]) => source), target: pairs.map(([, target]) => target) };
+}
+
+/**
+ * What a read must select beside the client's `$select` so that its rows can be expanded (the source side of each
+ * expanded navigation's foreign key) and identified (the key).
+ */
+export function selectForExpand(query: BoundQuery): readonly Property[] {
+  const expand = query.expand ?? [];
+  if (expand.length === 0) return query.select;
+  const needed = new Set<string>(query.entityType.key.map((p) => p.name));
+  for (const e of expand) for (const name of linkOf(e.navigation).source) needed.add(name);
+  return [...query.entityType.properties.values()].filter((p) => query.select.includes(p) || needed.has(p.name));
+}
+
+export interface ExpandOptions extends ReadOptions {
+  /** Related rows one expanded navigation may read for a level (maxExpandRows). */
+  readonly maxRows: number;
+}
+
+/** Reads the expansions of `rows` (the entities of one level), level after level. */
+export async function readExpansions(
+  store: Store,
+  model: Model,
+  rows: readonly Row[],
+  expands: readonly BoundExpand[],
+  options: ExpandOptions,
+): Promise<ExpandedNavigation[]> {
+  const out: ExpandedNavigation[] = [];
+  for (const expand of expands) out.push(await readExpansion(store, model, rows, expand, options));
+  return out;
+}
+
+async function readExpansion(
+  store: Store,
+  model: Model,
+  rows: readonly Row[],
+  expand: BoundExpand,
+  options: ExpandOptions,
+): Promise<ExpandedNavigation> {
+  const { navigation } = expand;
+  const target = collectionOfType(model, navigation.target());
+  const link = linkOf(navigation);
+  // each distinct tuple of the entities' foreign-key values once; an entity with a null in it has no related rows
+  const tuples = new Map<string, { readonly values: readonly unknown[]; readonly entities: Row[] }>();
+  for (const row of rows) {
+    const values = link.source.map((name) => row[name]);
+    if (values.some((value) => value === null || value === undefined)) continue;
+    const text = tupleText(values);
+    const entry = tuples.get(text);
+    if (entry === undefined) tuples.set(text, { values, entities: [row] });
+    else entry.entities.push(row);
+  }
+  const related = new Map<Row, { rows: Row[]; count?: number }>();
+  if (tuples.size === 0) return { expand, target, related, nested: [] };
+  // the related rows carry the target side of the link (to be tied to their entities) and what their own
+  // expansions and ids need
+  const query: BoundQuery = {
+    ...expand.query,
+    select: withProperties(selectForExpand(expand.query), expand.query.entityType.properties, link.target),
+  };
+  const relatedLink: RelatedLink = { properties: link.target, values: [...tuples.values()].map((t) => t.values) };
+  const result = await (store.readRelated !== undefined
+    ? store.readRelated(target, query, relatedLink, signalOf(options))
+    : readEachTuple(store, target, query, relatedLink, options));
+  if (result.rows.length > options.maxRows) {
+    throw new ODataError(
+      'LimitExceeded',
+      `$expand of ${navigation.name} would return ${result.rows.length} related entities, more than the limit of ${options.maxRows} (maxExpandRows)`,
+      {
+        target: '$expand',
+        details: [
+          {
+            code: 'LimitExceeded',
+            message: `page the expansion with ${navigation.name}($top=...), read fewer entities with $top, or read ${navigation.name} at its own address`,
+          },
+        ],
+      },
+    );
+  }
+  const byTuple = new Map<string, Row[]>();
+  for (const row of result.rows) {
+    const text = tupleText(link.target.map((name) => row[name]));
+    const list = byTuple.get(text);
+    if (list === undefined) byTuple.set(text, [row]);
+    else list.push(row);
+  }
+  let index = 0;
+  for (const [text, { entities }] of tuples) {
+    const group = byTuple.get(text) ?? [];
+    const count = result.counts?.[index++];
+    for (const entity of entities) related.set(entity, count === undefined ? { rows: group } : { rows: group, count });
+  }
+  const nested =
+    expand.query.expand === undefined || expand.query.expand.length === 0
+      ? []
+      : await readExpansions(store, model, result.rows, expand.query.expand, options);
+  return { expand, target, related, nested };
+}
+
+/** A store without `readRelated`: each tuple's rows with `read` and the tuple as the parent (N+1 reads). */
+async function readEachTuple(
+  store: Store,
+  target: StoreCollection,
+  query: BoundQuery,
+  link: RelatedLink,
+  options: ReadOptions,
+): Promise<RelatedResult> {
+  const rows: Row[] = [];
+  const counts: number[] = [];
+  for (const values of link.values) {
+    const parent = Object.fromEntries(link.properties.map((name, i) => [name, values[i]]));
+    const result = await store.read(target, query, { ...signalOf(options), parent });
+    rows.push(...result.rows);
+    counts.push(result.count ?? 0);
+  }
+  return query.count ? { rows, counts } : { rows };
+}
+
+function signalOf(options: ReadOptions): ReadOptions {
+  return options.signal === undefined ? {} : { signal: options.signal };
+}
+
+/** `select` with the named properties added, in the type's order. */
+function withProperties(
+  select: readonly Property[],
+  properties: ReadonlyMap<string, Property>,
+  names: readonly string[],
+): Property[] {
+  return [...properties.values()].filter((p) => select.includes(p) || names.includes(p.name));
+}
+
+/**
+ * A tuple of key values as text, equal for equal values whatever form a store gives them in (an Int64 as a bigint,
+ * a number or its digits).
+ */
+function tupleText(values: readonly unknown[]): string {
+  return JSON.stringify(values.map((value) => (typeof value === 'bigint' ? value.toString() : value)));
+}
