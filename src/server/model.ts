@@ -148,6 +148,11 @@ export const PRLineItem = defineEntityType({
     Status: string(20, { allowedValues: prLineStatuses, default: { value: 'Open' } }),
     ...timestamps,
   },
+  navigation: {
+    PurchaseRequest: { target: () => PurchaseRequest, foreignKey: { PRNumber: 'PRNumber' }, collection: false },
+    Part: { target: () => Part, foreignKey: { PartID: 'PartID' }, collection: false },
+    WorkOrder: { target: () => WorkOrder, foreignKey: { WorkOrderID: 'WorkOrderID' }, collection: false },
+  },
 });
 
 export const PurchaseRequest = defineEntityType({
@@ -191,6 +196,11 @@ export const POLineItem = defineEntityType({
     DueDate: date(),
     Status: string(20, { allowedValues: poLineStatuses, default: { value: 'Open' } }),
     ...timestamps,
+  },
+  navigation: {
+    PurchaseOrder: { target: () => PurchaseOrder, foreignKey: { PONumber: 'PONumber' }, collection: false },
+    Part: { target: () => Part, foreignKey: { PartID: 'PartID' }, collection: false },
+    WorkOrder: { target: () => WorkOrder, foreignKey: { WorkOrderID: 'WorkOrderID' }, collection: false },
   },
 });
 
@@ -253,6 +263,9 @@ export const POAttachment = defineEntityType({
     UploadedBy: string(40, { ...serverSet, description: 'The user of the credential that uploaded the file.' }),
     ...timestamps,
   },
+  navigation: {
+    PurchaseOrder: { target: () => PurchaseOrder, foreignKey: { PONumber: 'PONumber' }, collection: false },
+  },
   rules: [fileNameWithoutPath],
 });
 
@@ -299,6 +312,10 @@ export const BlanketPOLineItem = defineEntityType({
     Account: string(30),
     ...timestamps,
   },
+  navigation: {
+    BlanketPO: { target: () => BlanketPO, foreignKey: { BlanketPONumber: 'BlanketPONumber' }, collection: false },
+    Part: { target: () => Part, foreignKey: { PartID: 'PartID' }, collection: false },
+  },
 });
 
 export const BlanketPO = defineEntityType({
@@ -335,6 +352,9 @@ export const WorkOrderComment = defineEntityType({
     Username: string(40, { ...notNull, description: 'Not blank.' }),
     CreatedDate: createdDate,
   },
+  navigation: {
+    WorkOrder: { target: () => WorkOrder, foreignKey: { WorkOrderID: 'WorkOrderID' }, collection: false },
+  },
 });
 
 /** Contained in WorkOrder.ActualLabor; removed by the RemoveActualLabor action. */
@@ -350,6 +370,9 @@ export const ActualLabor = defineEntityType({
     OTHours: quantity({ minimum: 0, default: { value: 0 }, description: 'Overtime hours.' }),
     StartDate: instant(notNull),
     CreatedDate: createdDate,
+  },
+  navigation: {
+    WorkOrder: { target: () => WorkOrder, foreignKey: { WorkOrderID: 'WorkOrderID' }, collection: false },
   },
 });
 
@@ -410,6 +433,9 @@ export const MeterReadingHistory = defineEntityType({
     ReadingID: int32({ computed: true, description: 'A per-meter sequence assigned when the reading is posted.' }),
     ...readingFields,
     CreatedDate: createdDate,
+  },
+  navigation: {
+    Meter: { target: () => MeterReading, foreignKey: { MeterID: 'MeterID' }, collection: false },
   },
   // a meter's history: newest reading first, ties by the latest posted (MODEL.md)
   defaultOrder: [

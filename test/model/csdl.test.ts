@@ -149,6 +149,13 @@ function expected(model: Model): Summary {
     return summary;
   };
   const setsOf = (type: EntityType) => [...model.entitySets].filter(([, setType]) => setType === type);
+  // a navigation to the one set of its target type is bound to it; one through containment by its path
+  const bindingsOf = (type: EntityType, prefix: string): [string, string][] =>
+    [...type.navigation.values()].flatMap((nav): [string, string][] => {
+      if (nav.contained === true) return bindingsOf(nav.target(), `${prefix}${nav.name}/`);
+      const targets = setsOf(nav.target());
+      return targets.length === 1 ? [[`${prefix}${nav.name}`, targets[0]![0]]] : [];
+    });
   return {
     namespace: model.namespace,
     container: model.containerName,
@@ -163,7 +170,14 @@ function expected(model: Model): Summary {
           navigation: Object.fromEntries(
             [...type.navigation.values()].map((nav) => [
               nav.name,
-              { type: `Collection(${model.namespace}.${nav.target().name})`, contained: nav.contained === true },
+              nav.collection
+                ? { type: `Collection(${model.namespace}.${nav.target().name})`, contained: nav.contained === true }
+                : {
+                    type: `${model.namespace}.${nav.target().name}`,
+                    contained: nav.contained === true,
+                    // a single-valued navigation's foreign key is its referential constraint
+                    constraints: { ...nav.foreignKey },
+                  },
             ]),
           ),
         },
@@ -185,12 +199,7 @@ function expected(model: Model): Summary {
           name,
           {
             type: `${model.namespace}.${type.name}`,
-            bindings: Object.fromEntries(
-              [...type.navigation.values()].flatMap((nav) => {
-                const targets = setsOf(nav.target());
-                return nav.contained !== true && targets.length === 1 ? [[nav.name, targets[0]![0]]] : [];
-              }),
-            ),
+            bindings: Object.fromEntries(bindingsOf(type, '')),
             restrictions,
           },
         ];
@@ -277,10 +286,22 @@ function fromXml(xml: string): Summary {
           ),
           navigation: Object.fromEntries(
             children(type, 'NavigationProperty').map((nav) => {
-              expect(nav.children).toEqual([]);
+              const constraints = children(nav, 'ReferentialConstraint');
+              expect(nav.children.length).toBe(constraints.length);
               const contained = nav.attributes.get('ContainsTarget');
               expect(contained).not.toBe('false');
-              return [attribute(nav, 'Name'), { type: attribute(nav, 'Type'), contained: contained === 'true' }];
+              const summary = { type: attribute(nav, 'Type'), contained: contained === 'true' };
+              return [
+                attribute(nav, 'Name'),
+                constraints.length === 0
+                  ? summary
+                  : {
+                      ...summary,
+                      constraints: Object.fromEntries(
+                        constraints.map((c) => [attribute(c, 'Property'), attribute(c, 'ReferencedProperty')]),
+                      ),
+                    },
+              ];
             }),
           ),
         },
@@ -380,8 +401,17 @@ function fromJson(document: CsdlJsonObject): Summary {
               entries
                 .filter(([, member]) => isNavigation(member))
                 .map(([nav, member]) => {
-                  const { $Collection, $Type, $ContainsTarget } = object(member);
-                  expect($Collection).toBe(true);
+                  const { $Collection, $Type, $ContainsTarget, $ReferentialConstraint } = object(member);
+                  if ($Collection !== true) {
+                    return [
+                      nav,
+                      {
+                        type: String($Type),
+                        contained: $ContainsTarget === true,
+                        constraints: object($ReferentialConstraint ?? {}),
+                      },
+                    ];
+                  }
                   return [nav, { type: `Collection(${String($Type)})`, contained: $ContainsTarget === true }];
                 }),
             ),
@@ -490,8 +520,17 @@ describe('CSDL XML of the service model', () => {
     });
     expect(sets.PurchaseRequests?.bindings).toEqual({ Lines: 'PRLineItems' });
     expect(sets.BlanketPOs?.bindings).toEqual({ Lines: 'BlanketPOLineItems' });
-    expect(sets.WorkOrders?.bindings).toEqual({});
-    expect(sets.MeterReadings?.bindings).toEqual({});
+    // under containment: a comment's and a labor record's work order, a history reading's meter
+    expect(sets.WorkOrders?.bindings).toEqual({
+      'Comments/WorkOrder': 'WorkOrders',
+      'ActualLabor/WorkOrder': 'WorkOrders',
+    });
+    expect(sets.MeterReadings?.bindings).toEqual({ 'History/Meter': 'MeterReadings' });
+    expect(sets.POLineItems?.bindings).toEqual({
+      PurchaseOrder: 'PurchaseOrders',
+      Part: 'Parts',
+      WorkOrder: 'WorkOrders',
+    });
   });
 
   it('writes facts a client relies on where the conventions put them', () => {
@@ -577,9 +616,16 @@ describe('CSDL XML of the service model', () => {
   });
 
   it('writes no referential constraint on collection-valued navigation (CSDL allows them on single-valued ones)', () => {
+    let single = 0;
     for (const type of children(schema, 'EntityType'))
-      for (const nav of children(type, 'NavigationProperty'))
-        expect(children(nav, 'ReferentialConstraint')).toEqual([]);
+      for (const nav of children(type, 'NavigationProperty')) {
+        if (!attribute(nav, 'Type').startsWith('Collection(')) {
+          expect(children(nav, 'ReferentialConstraint').length, attribute(nav, 'Name')).toBeGreaterThan(0);
+          single++;
+        } else expect(children(nav, 'ReferentialConstraint')).toEqual([]);
+      }
+    // a line's header, part and work order, a comment's work order, a reading's meter...
+    expect(single).toBeGreaterThan(0);
   });
 });
 

@@ -278,6 +278,21 @@ describe('consistency', () => {
     for (const type of types) {
       for (const navigation of type.navigation.values()) {
         const target = navigation.target();
+        if (!navigation.collection) {
+          // a line's header, part or work order: this type's foreign key holds the target's whole key
+          expect(Object.values(navigation.foreignKey)).toEqual(keyOf(target));
+          for (const [name, targetName] of Object.entries(navigation.foreignKey)) {
+            const own = property(type, name);
+            const key = property(target, targetName);
+            expect([type.name, navigation.name, own.type, own.maxLength]).toEqual([
+              type.name,
+              navigation.name,
+              key.type,
+              key.maxLength,
+            ]);
+          }
+          continue;
+        }
         for (const [parentName, childName] of Object.entries(navigation.foreignKey)) {
           const parent = property(type, parentName);
           const child = property(target, childName);
