@@ -7,6 +7,7 @@ import type { Model, NavigationProperty, Property, Row } from '../model/schema.j
 import type { BoundExpand, BoundQuery } from '../validate/bound.js';
 import {
   collectionOfType,
+  linkTupleText,
   type ReadOptions,
   type RelatedLink,
   type RelatedResult,
@@ -33,11 +34,10 @@ export function linkOf(navigation: NavigationProperty): { readonly source: strin
 
 /**
  * What a read must select beside the client's `$select` so that its rows can be expanded (the source side of each
- * expanded navigation's foreign key) and identified (the key).
+ * expanded navigation's foreign key) and identified (the key: full metadata's ids, `$ref`).
  */
 export function selectForExpand(query: BoundQuery): readonly Property[] {
   const expand = query.expand ?? [];
-  if (expand.length === 0) return query.select;
   const needed = new Set<string>(query.entityType.key.map((p) => p.name));
   for (const e of expand) for (const name of linkOf(e.navigation).source) needed.add(name);
   return [...query.entityType.properties.values()].filter((p) => query.select.includes(p) || needed.has(p.name));
@@ -71,12 +71,14 @@ async function readExpansion(
   const { navigation } = expand;
   const target = collectionOfType(model, navigation.target());
   const link = linkOf(navigation);
+  // the values are compared as the related side's types (an Int32 foreign key may point to an Int64 key)
+  const linkProperties = link.target.map((name) => target.entityType.properties.get(name)!);
   // each distinct tuple of the entities' foreign-key values once; an entity with a null in it has no related rows
   const tuples = new Map<string, { readonly values: readonly unknown[]; readonly entities: Row[] }>();
   for (const row of rows) {
     const values = link.source.map((name) => row[name]);
     if (values.some((value) => value === null || value === undefined)) continue;
-    const text = tupleText(values);
+    const text = linkTupleText(linkProperties, values);
     const entry = tuples.get(text);
     if (entry === undefined) tuples.set(text, { values, entities: [row] });
     else entry.entities.push(row);
@@ -89,14 +91,18 @@ async function readExpansion(
     ...expand.query,
     select: withProperties(selectForExpand(expand.query), expand.query.entityType.properties, link.target),
   };
-  const relatedLink: RelatedLink = { properties: link.target, values: [...tuples.values()].map((t) => t.values) };
+  const relatedLink: RelatedLink = {
+    properties: link.target,
+    values: [...tuples.values()].map((t) => t.values),
+    maxRows: options.maxRows,
+  };
   const result = await (store.readRelated !== undefined
     ? store.readRelated(target, query, relatedLink, signalOf(options))
     : readEachTuple(store, target, query, relatedLink, options));
-  if (result.rows.length > options.maxRows) {
+  if (result.rows.length > options.maxRows || result.truncated === true) {
     throw new ODataError(
       'LimitExceeded',
-      `$expand of ${navigation.name} would return ${result.rows.length} related entities, more than the limit of ${options.maxRows} (maxExpandRows)`,
+      `$expand of ${navigation.name} would return more than ${options.maxRows} related entities (maxExpandRows)`,
       {
         target: '$expand',
         details: [
@@ -110,7 +116,10 @@ async function readExpansion(
   }
   const byTuple = new Map<string, Row[]>();
   for (const row of result.rows) {
-    const text = tupleText(link.target.map((name) => row[name]));
+    const text = linkTupleText(
+      linkProperties,
+      link.target.map((name) => row[name]),
+    );
     const list = byTuple.get(text);
     if (list === undefined) byTuple.set(text, [row]);
     else list.push(row);
@@ -158,12 +167,4 @@ function withProperties(
   names: readonly string[],
 ): Property[] {
   return [...properties.values()].filter((p) => select.includes(p) || names.includes(p.name));
-}
-
-/**
- * A tuple of key values as text, equal for equal values whatever form a store gives them in (an Int64 as a bigint,
- * a number or its digits).
- */
-function tupleText(values: readonly unknown[]): string {
-  return JSON.stringify(values.map((value) => (typeof value === 'bigint' ? value.toString() : value)));
 }

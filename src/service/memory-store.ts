@@ -9,6 +9,7 @@ import {
   collectionOfType,
   collectionsOf,
   duplicateKey,
+  linkTupleText,
   type PreparedRead,
   type ReadOptions,
   type ReadResult,
@@ -80,10 +81,16 @@ export class MemoryStore implements Store {
     const withNavigation =
       [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
       (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'));
+    const properties = link.properties.map((name) => c.entityType.properties.get(name)!);
     const groups = new Map<string, Row[]>();
-    for (const tuple of link.values) groups.set(tupleText(tuple), []);
+    for (const tuple of link.values) groups.set(linkTupleText(properties, tuple), []);
     for (const row of this.arrays.get(c)!) {
-      const group = groups.get(tupleText(link.properties.map((name) => row[name])));
+      const group = groups.get(
+        linkTupleText(
+          properties,
+          link.properties.map((name) => row[name]),
+        ),
+      );
       if (group !== undefined) group.push(row);
     }
     const rows: Row[] = [];
@@ -263,9 +270,4 @@ export class MemoryStore implements Store {
 function matchesAll(row: Row, where: Row): boolean {
   for (const name in where) if (String(row[name]) !== String(where[name])) return false;
   return true;
-}
-
-/** Values of a row's properties as text for grouping, as `withChildren` ties children to parents. */
-function tupleText(values: readonly unknown[]): string {
-  return values.map((value) => String(value)).join('\u0000');
 }

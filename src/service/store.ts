@@ -3,7 +3,9 @@
 // transaction. Shipped stores: SQL (SQLite, PostgreSQL, MySQL/MariaDB; tables made from the model) and memory
 // (arrays). docs/embedding.md says how to write one of your own.
 import { ODataError } from '../errors.js';
-import type { EntityType, Model, Row } from '../model/schema.js';
+import type { EntityType, Model, Property, Row } from '../model/schema.js';
+import { isNumeric } from '../values/edm.js';
+import { decimalOf, reader } from '../values/read.js';
 import type { BoundQuery } from '../validate/bound.js';
 import type { LiteralValue } from '../syntax/ast.js';
 
@@ -88,8 +90,40 @@ export interface PreparedCount {
 export interface RelatedLink {
   /** Properties of the related collection (a navigation's foreign key on the related side). */
   readonly properties: readonly string[];
-  /** Distinct value tuples, in the order of `properties`, as the store's own rows hold them; none holds a null. */
+  /**
+   * Value tuples, in the order of `properties`, as the store's own rows hold them; none holds a null, and no two have
+   * the same `linkTupleText`.
+   */
   readonly values: readonly (readonly unknown[])[];
+  /**
+   * The service asks no more than this many rows in all (`maxExpandRows`): a store may stop reading one row past it,
+   * and the service refuses the request then.
+   */
+  readonly maxRows?: number;
+}
+
+/**
+ * The text that ties a related row to its entity: equal for equal values of a link property whatever form a store or
+ * a caller's rows hold them in (an Int64 as a bigint, a number or its digits; a Decimal as `2` or `'2.00'`; a Guid in
+ * either case; an instant with any offset), and for an Int32 foreign key beside an Int64 key. Stores group the rows
+ * of `readRelated` with it, and the service ties them to their entities with it.
+ */
+export function linkValueText(property: Pick<Property, 'type'>, value: unknown): string {
+  const read = reader(property.type)(value);
+  if (read === null) return 'null';
+  if (isNumeric(property.type)) {
+    const decimal = decimalOf(read);
+    return decimal === null ? `n${String(read)}` : `n${decimal.coefficient}e${decimal.exponent}`;
+  }
+  if (read instanceof Uint8Array) return `b${Buffer.from(read).toString('hex')}`;
+  return `${typeof read}:${String(read)}`;
+}
+
+/** The text of a tuple of link values (see linkValueText). */
+export function linkTupleText(properties: readonly Pick<Property, 'type'>[], values: readonly unknown[]): string {
+  let text = '';
+  for (let i = 0; i < properties.length; i++) text += `${linkValueText(properties[i]!, values[i])}\u0000`;
+  return text;
 }
 
 export interface RelatedResult {
@@ -100,6 +134,8 @@ export interface RelatedResult {
   readonly rows: readonly Row[];
   /** With `$count`: each tuple's count of rows the filter keeps, in the order of `link.values`. */
   readonly counts?: readonly number[];
+  /** True when the store stopped reading at `link.maxRows` (there are more rows than the service allows). */
+  readonly truncated?: boolean;
 }
 
 /** Row access inside a transaction: everything it writes lands at commit, or nothing does. */

@@ -1244,7 +1244,7 @@ class ODataParser extends EmbeddedActionsParser {
           if (nameToken.tokenType === T.AtName) return nameToken.image;
           const lower = nameToken.image.replace(/^\$/, '').toLowerCase();
           const key = lower === 'orderby' ? 'orderBy' : lower;
-          if (key in options) {
+          if (Object.prototype.hasOwnProperty.call(options, key)) {
             this.fail('DuplicateOption', nameToken.startOffset, `The nested option $${lower} is given more than once`);
           }
           let positions = this.optionPositions.get(options);
@@ -1349,6 +1349,19 @@ class ODataParser extends EmbeddedActionsParser {
           {
             ALT: () =>
               this.ACTION(() => {
+                const known =
+                  ['filter', 'orderby', 'select', 'top', 'skip', 'count'].includes(name) ||
+                  (context === 'expand' && ['expand', 'levels'].includes(name));
+                if (known) {
+                  // the option's own alternative did not start: its value is missing (`$filter=)` or `$top=;`)
+                  const at = this.LA(1);
+                  this.fail(
+                    'InvalidSyntax',
+                    Number.isNaN(at.startOffset) ? this.text.length : at.startOffset,
+                    `The nested option $${name} has no value`,
+                    `write $${name}=value`,
+                  );
+                }
                 if (context === 'expand' && ['search', 'compute', 'apply'].includes(name)) {
                   this.fail(
                     'NotImplemented',

@@ -812,11 +812,13 @@ class Binder {
     return this.fail('InvalidSyntax', expr.span, 'Empty path');
   }
 
-  private unknownProperty(type: EntityType, name: string, where: Span): never {
+  private unknownProperty(type: EntityType, name: string, where: Span, selecting = false): never {
     const candidates = [...readableProperties(type).map((p) => p.name), ...type.navigation.keys()];
     const guess = suggest(name, candidates);
     // In an expression, an unknown bare word is most often a string someone forgot to quote.
-    const quoted = this.target === '$select' ? undefined : `a string value is written in single quotes: '${name}'`;
+    const quoted = selecting
+      ? `${type.name} has ${candidates.slice(0, 12).join(', ')}${candidates.length > 12 ? ', …' : ''}`
+      : `a string value is written in single quotes: '${name}'`;
     this.fail(
       'UnknownProperty',
       where,
@@ -1071,7 +1073,7 @@ class Binder {
             `expand it: $expand=${first.name}`,
           );
         }
-        this.unknownProperty(this.entityType, first.name, first.span);
+        this.unknownProperty(this.entityType, first.name, first.span, true);
       }
       if (property.writeOnly === true)
         this.fail('NotQueryable', first.span, `${first.name} on ${this.entityType.name} is write-only`);
@@ -1091,9 +1093,20 @@ interface ExpandBudget {
   count: number;
 }
 
+/** How deep an `$expand` tree nests (1 for a list without nested expansions). */
+function expandDepth(items: readonly ExpandItem[] | undefined): number {
+  let deepest = 0;
+  for (const item of items ?? []) {
+    const nested = item.kind === 'path' ? expandDepth(item.options?.expand) : 0;
+    deepest = Math.max(deepest, 1 + nested);
+  }
+  return deepest;
+}
+
 /**
- * Binds `$expand` items to `entityType`: each names a navigation of it (or `*`, every one), and its nested options
- * are bound to the navigation's target, in the same `$expand` text (positions stay those of the option's value).
+ * Binds `$expand` items to `entityType`: each names a navigation of it (or `*`, every one not named otherwise: named
+ * items take precedence, OData 4.01 §5.1.3), and its nested options are bound to the navigation's target, in the same
+ * `$expand` text (positions stay those of the option's value).
  */
 function bindExpand(
   items: readonly ExpandItem[],
@@ -1114,9 +1127,6 @@ function bindExpand(
   }
   const expanded = new Map<string, BoundExpand>();
   const add = (navigation: NavigationProperty, where: Span, bound: () => BoundExpand): void => {
-    if (expanded.has(navigation.name)) {
-      at.fail('InvalidSyntax', where, `${navigation.name} is expanded more than once`, 'give its options in one item');
-    }
     if (++budget.count > limits.maxExpansions) {
       at.fail(
         'LimitExceeded',
@@ -1127,15 +1137,7 @@ function bindExpand(
     expanded.set(navigation.name, bound());
   };
   for (const item of items) {
-    if (item.kind === 'star') {
-      for (const navigation of entityType.navigation.values()) {
-        if (expanded.has(navigation.name)) continue;
-        add(navigation, item.span, () =>
-          expandOne(navigation, item.ref, item.levels ?? 1, undefined, item.span, limits, text, depth, budget),
-        );
-      }
-      continue;
-    }
+    if (item.kind === 'star') continue;
     if (item.kind === 'value') {
       at.fail('InvalidSyntax', item.span, `$value expands a media stream, and ${entityType.name} is no media entity`);
     }
@@ -1199,11 +1201,15 @@ function bindExpand(
         `ask for ${name}($count=true;$top=0)`,
       );
     }
+    if (expanded.has(name)) {
+      at.fail('InvalidSyntax', first!.span, `${name} is expanded more than once`, 'give its options in one item');
+    }
+    const levels = item.options?.levels ?? 1;
     add(navigation, first!.span, () =>
       expandOne(
         navigation,
         item.suffix === '$ref',
-        item.options?.levels ?? 1,
+        { levels, strict: true },
         item.options,
         item.span,
         limits,
@@ -1213,17 +1219,39 @@ function bindExpand(
       ),
     );
   }
+  // `*` expands each navigation not named above, once (a later `*` adds nothing); its `$levels` repeats those
+  // that can recur and leaves the others at one level
+  for (const item of items) {
+    if (item.kind !== 'star') continue;
+    for (const navigation of entityType.navigation.values()) {
+      if (expanded.has(navigation.name)) continue;
+      add(navigation, item.span, () =>
+        expandOne(
+          navigation,
+          item.ref,
+          { levels: item.levels ?? 1, strict: false },
+          undefined,
+          item.span,
+          limits,
+          text,
+          depth,
+          budget,
+        ),
+      );
+    }
+  }
   return [...expanded.values()];
 }
 
 /**
- * One navigation with its nested options; `$levels` greater than one expands the same navigation again inside,
- * which needs a target type with a navigation of the same name (a recursive one).
+ * One navigation with its nested options. `$levels` above one expands the same navigation again inside, which needs a
+ * target type with a navigation of the same name to its own type (a recursive one): `strict` (a named item) makes any
+ * other a 400; from `*` it is expanded once. `levels` is the client's value, `repeated` how many levels are above.
  */
 function expandOne(
   navigation: NavigationProperty,
   ref: boolean,
-  levels: number | 'max',
+  recursion: { readonly levels: number | 'max'; readonly strict: boolean; readonly repeated?: number },
   options: NestedExpandOptions | undefined,
   where: Span,
   limits: DefaultLimits,
@@ -1245,6 +1273,26 @@ function expandOne(
       throw error;
     }
   };
+  if (!navigation.collection && options !== undefined) {
+    // one related entity: nothing to order, page or count
+    for (const name of ['orderBy', 'top', 'skip', 'count'] as const) {
+      if (options[name] !== undefined) {
+        binder.fail(
+          'InvalidSyntax',
+          where,
+          `${navigation.name} is a single ${target.name}: $${name.toLowerCase()} applies to collections`,
+          'give $select, $filter or $expand',
+        );
+      }
+    }
+  }
+  if (options?.top !== undefined && limits.maxTop !== undefined && options.top > limits.maxTop) {
+    binder.fail(
+      'LimitExceeded',
+      where,
+      `$top ${options.top} in ${navigation.name} is larger than the limit of ${limits.maxTop}`,
+    );
+  }
   const filter = options?.filter === undefined ? undefined : attempt(() => binder.filter(options.filter!));
   const orderBy =
     options?.orderBy === undefined ? defaultOrder(target) : attempt(() => binder.orderBy(options.orderBy!));
@@ -1255,11 +1303,14 @@ function expandOne(
       ? []
       : attempt(() => bindExpand(options.expand!, target, limits, text, depth + 1, budget));
   if (problems.length > 0) throw combineErrors(problems);
-  const more = levels === 'max' ? limits.maxExpandDepth - depth : levels - 1;
+  const { levels, strict } = recursion;
+  const repeated = recursion.repeated ?? 0;
+  // `max`: as deep as maxExpandDepth allows with the nested expansions below each level
+  const more = levels === 'max' ? limits.maxExpandDepth - depth - expandDepth(options?.expand) : levels - 1 - repeated;
   if (more > 0) {
     const again = target.navigation.get(navigation.name);
     if (again === undefined || again.target() !== target) {
-      if (levels !== 'max') {
+      if (strict && levels !== 'max') {
         binder.fail(
           'InvalidSyntax',
           where,
@@ -1275,14 +1326,27 @@ function expandOne(
           `$expand names more than ${limits.maxExpansions} navigations in all (maxExpansions; $levels counts each level)`,
         );
       }
-      if (depth + 1 > limits.maxExpandDepth) {
+      if (depth + 1 + expandDepth(options?.expand) > limits.maxExpandDepth) {
         binder.fail(
           'LimitExceeded',
           where,
           `$levels=${levels} nests more than ${limits.maxExpandDepth} levels deep (maxExpandDepth)`,
         );
       }
-      expand = [...expand!, expandOne(again, ref, more, options, where, limits, text, depth + 1, budget)];
+      expand = [
+        ...expand!,
+        expandOne(
+          again,
+          ref,
+          { levels, strict, repeated: repeated + 1 },
+          options,
+          where,
+          limits,
+          text,
+          depth + 1,
+          budget,
+        ),
+      ];
     }
   }
   return {

@@ -135,6 +135,8 @@ export interface SentRequest {
   readonly method: string;
   readonly url: string;
   readonly body?: unknown;
+  /** Beside Host and Content-Type (an Accept, say). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -186,7 +188,7 @@ export class EveryStore {
         const response = await service.handle({
           method: request.method,
           url: request.url,
-          headers: { host: 'test', 'content-type': 'application/json' },
+          headers: { host: 'test', 'content-type': 'application/json', ...request.headers },
           ...(request.body === undefined ? {} : { body: Buffer.from(JSON.stringify(request.body)) }),
         });
         return normalize(`${response.status} ${typeof response.body === 'string' ? response.body : ''}`);

@@ -51,6 +51,8 @@ export interface RelatedLink {
   readonly properties: readonly string[];
   /** The value tuples to find, encoded for the storage, in the order of `properties`; none holds a null. */
   readonly tuples: readonly (readonly SqlParam[])[];
+  /** At most this many rows in all (a LIMIT; the caller learns from a full answer that there would be more). */
+  readonly limit?: number;
 }
 
 export interface SqlStatement {
@@ -128,9 +130,16 @@ export class SqlEmitter {
 
   // ── statements ─────────────────────────────────────────────────────────────
 
-  /** The condition alone (the scope conditions and the filter), reading the root table through alias `t0`. */
-  where(bound: BoundQuery): Sql {
-    const parts = [...this.rowChecks(this.root), ...this.scopeConditions(this.root)];
+  /**
+   * The condition alone (the scope conditions and the filter), reading the root table through alias `t0`; `also`
+   * comes after the scope (a related read's link), still after the row check, which must see every row visited.
+   */
+  where(bound: BoundQuery, also?: Sql): Sql {
+    const parts = [
+      ...this.rowChecks(this.root),
+      ...this.scopeConditions(this.root),
+      ...(also === undefined ? [] : [also]),
+    ];
     if (bound.filter === undefined) return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
     const filter = this.boolean(bound.filter, 'where');
     // the scope is ANDed with the whole filter, parenthesized, so no `or` in it can reach other scopes' rows
@@ -162,20 +171,27 @@ export class SqlEmitter {
     const d = this.dialect;
     const columns = this.columns(bound);
     const linkColumns = link.properties.map((name) => this.column(this.root, name));
+    // a composite link is an OR of ANDed tuples, parenthesized as a balanced tree: SQLite counts the depth of a flat
+    // OR chain (a thousand tuples would pass its limit of 1,000), a balanced one is log2 of it deep
+    const balancedOr = (terms: readonly Sql[]): Sql =>
+      terms.length === 1
+        ? terms[0]!
+        : `(${balancedOr(terms.slice(0, terms.length >> 1))} OR ${balancedOr(terms.slice(terms.length >> 1))})`;
     const matches =
       linkColumns.length === 1
         ? `${linkColumns[0]!} IN (${link.tuples.map(([value]) => this.rawParam(value!)).join(', ')})`
-        : `(${link.tuples
-            .map(
+        : balancedOr(
+            link.tuples.map(
               (tuple) => `(${tuple.map((value, i) => `${linkColumns[i]!} = ${this.rawParam(value)}`).join(' AND ')})`,
-            )
-            .join(' OR ')})`;
-    const where = `${matches} AND (${this.where(bound)})`;
+            ),
+          );
     const order = this.order(bound);
-    const from = `FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where}`;
+    const from = `FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${this.where(bound, matches)}`;
     const skip = bound.skip ?? 0;
+    const integer = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
+    const limit = link.limit === undefined ? '' : ` ${d.limit(integer(link.limit), undefined)}`;
     if (bound.top === undefined && skip === 0 && !bound.count) {
-      return `SELECT ${columns} ${from}${order === '' ? '' : ` ORDER BY ${order}`}`;
+      return `SELECT ${columns} ${from}${order === '' ? '' : ` ORDER BY ${order}`}${limit}`;
     }
     const partition = `PARTITION BY ${linkColumns.join(', ')}`;
     const row = d.quoteIdentifier('odata_row');
@@ -183,13 +199,12 @@ export class SqlEmitter {
       `ROW_NUMBER() OVER (${partition}${order === '' ? '' : ` ORDER BY ${order}`}) AS ${row}`,
       ...(bound.count ? [`COUNT(*) OVER (${partition}) AS ${d.quoteIdentifier('odata_count')}`] : []),
     ];
-    const integer = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
     const page = [
       ...(skip > 0 ? [`${row} > ${integer(skip)}`] : []),
       ...(bound.top === undefined ? [] : [`${row} <= ${integer(skip + bound.top)}`]),
     ];
     const kept = page.length === 0 ? '' : ` WHERE ${bound.count ? `${row} = 1 OR ` : ''}${page.join(' AND ')}`;
-    return `SELECT * FROM (SELECT ${columns}, ${windows.join(', ')} ${from}) AS ${d.quoteIdentifier('related')}${kept} ORDER BY ${row}`;
+    return `SELECT * FROM (SELECT ${columns}, ${windows.join(', ')} ${from}) AS ${d.quoteIdentifier('related')}${kept} ORDER BY ${row}${limit}`;
   }
 
   /** The selected columns, each named after its property. */

@@ -21,6 +21,7 @@ import { rawEntityWriter } from '../json.js';
 import {
   collectionsOf,
   duplicateKey,
+  linkTupleText,
   type PreparedCount,
   type PreparedRead,
   type ReadOptions,
@@ -232,26 +233,47 @@ export class SqlStore implements Store {
   ): Promise<RelatedResult> {
     const properties = link.properties.map((name) => c.entityType.properties.get(name)!);
     const sqlOptions = this.sqlOptions(c, 'related');
-    const perChunk = Math.max(1, Math.floor(RELATED_PARAMS / properties.length));
+    // (half of the dialect's parameters for the link, the rest for the filter's)
+    const perChunk = Math.max(1, Math.floor(dialects[this.driver.dialect].maxParameters / 2 / properties.length));
     const rows: Row[] = [];
     const counts = new Map<string, number>();
     const skip = bound.skip ?? 0;
     const end = bound.top === undefined ? Infinity : skip + bound.top;
-    for (let from = 0; from < link.values.length; from += perChunk) {
+    let truncated = false;
+    for (let from = 0; from < link.values.length && !truncated; from += perChunk) {
       const tuples = link.values
         .slice(from, from + perChunk)
         .map((tuple) => tuple.map((value, i) => this.encode(properties[i]!, value)));
-      const { sql, params } = toSqlRelated(bound, sqlOptions, { properties: link.properties, tuples });
-      for (const raw of await this.driver.all(sql, params, signalOnly(options))) {
+      // one row past what the service allows tells it that there are too many
+      // (with $count, each tuple's first row may come for its count alone)
+      const limit =
+        link.maxRows === undefined ? undefined : link.maxRows - rows.length + 1 + (bound.count ? tuples.length : 0);
+      const { sql, params } = toSqlRelated(bound, sqlOptions, {
+        properties: link.properties,
+        tuples,
+        ...(limit === undefined ? {} : { limit }),
+      });
+      const raws = await this.driver.all(sql, params, signalOnly(options));
+      if (limit !== undefined && raws.length >= limit) truncated = true;
+      for (const raw of raws) {
         const row = this.decodeRow(bound.select, raw);
         const number = raw['odata_row'] === undefined ? undefined : Number(raw['odata_row']);
-        if (bound.count && number === 1) counts.set(linkText(link.properties, row), Number(raw['odata_count']));
+        if (bound.count && number === 1) {
+          counts.set(
+            linkTupleText(
+              properties,
+              link.properties.map((name) => row[name]),
+            ),
+            Number(raw['odata_count']),
+          );
+        }
         // (a tuple's first row comes along for its count even when the page is past it)
         if (number === undefined || (number > skip && number <= end)) rows.push(row);
       }
     }
-    if (!bound.count) return { rows };
-    return { rows, counts: link.values.map((tuple) => counts.get(JSON.stringify(tuple.map(linkValue))) ?? 0) };
+    const result = truncated ? { rows, truncated } : { rows };
+    if (!bound.count) return result;
+    return { ...result, counts: link.values.map((tuple) => counts.get(linkTupleText(properties, tuple)) ?? 0) };
   }
 
   /** The statements of a read: the page, and the count when `$count=true`. */
@@ -513,18 +535,6 @@ export class SqlStore implements Store {
     }
     return encoded;
   }
-}
-
-/** Parameters of one related read's link at most (under every dialect's limit, with room for the filter's). */
-const RELATED_PARAMS = 30_000;
-
-/** A link tuple's values as text that matches whatever the same values came from (bigints as their digits). */
-function linkValue(value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
-function linkText(properties: readonly string[], row: Row): string {
-  return JSON.stringify(properties.map((name) => linkValue(row[name])));
 }
 
 function signalOnly(options: ReadOptions | undefined): DriverReadOptions {
