@@ -15,6 +15,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'body', load: () => import('./body.bench.js') },
   { name: 'regex', load: () => import('./regex.bench.js') },
   { name: 'http', load: () => import('./http.bench.js') },
+  { name: 'expand', load: () => import('./expand.bench.js') },
   { name: 'load', load: () => import('./load.bench.js') },
 ];
 

@@ -24,6 +24,8 @@ export interface ExpandedNavigation {
   readonly related: ReadonlyMap<Row, { readonly rows: readonly Row[]; readonly count?: number }>;
   /** The next level: the expansions of the related rows. */
   readonly nested: readonly ExpandedNavigation[];
+  /** The JSON members of a related row's selection, where the store wrote them from its own rows (RelatedResult). */
+  readonly members?: (row: Row, options: { readonly ieee754Compatible: boolean }) => string;
 }
 
 /** The properties a navigation's foreign key reads on each side: `source[i]` of the entity holds `target[i]`'s value. */
@@ -95,6 +97,16 @@ async function readExpansion(
     properties: link.target,
     values: [...tuples.values()].map((t) => t.values),
     maxRows: options.maxRows,
+    ...(expand.ref
+      ? {}
+      : {
+          written: expand.query.select,
+          needed: [
+            ...link.target,
+            ...expand.query.entityType.key.map((p) => p.name),
+            ...(expand.query.expand ?? []).flatMap((e) => linkOf(e.navigation).source),
+          ],
+        }),
   };
   const result = await (store.readRelated !== undefined
     ? store.readRelated(target, query, relatedLink, signalOf(options))
@@ -134,7 +146,15 @@ async function readExpansion(
     expand.query.expand === undefined || expand.query.expand.length === 0
       ? []
       : await readExpansions(store, model, result.rows, expand.query.expand, options);
-  return { expand, target, related, nested };
+  const { raw, writer } = result;
+  if (raw === undefined || writer === undefined) return { expand, target, related, nested };
+  const rawOf = new Map<Row, unknown>();
+  for (let i = 0; i < result.rows.length; i++) rawOf.set(result.rows[i]!, raw[i]);
+  const plain = writer({ ieee754Compatible: false });
+  const compatible = writer({ ieee754Compatible: true });
+  const members = (row: Row, format: { readonly ieee754Compatible: boolean }): string =>
+    (format.ieee754Compatible ? compatible : plain)(rawOf.get(row));
+  return { expand, target, related, nested, members };
 }
 
 /** A store without `readRelated`: each tuple's rows with `read` and the tuple as the parent (N+1 reads). */

@@ -969,33 +969,41 @@ export class ODataService<Context = undefined> implements HttpService {
     select: readonly Property[],
     contextPath: string,
     expanded: readonly ExpandedNavigation[],
+    members?: ExpandedNavigation['members'],
   ): string {
-    const parts: string[] = [];
-    if (format.metadata === 'full') parts.push(this.controlInformation(c, set, row, contextPath));
-    if (select.length > 0) parts.push(entityMembers(select, row, format));
-    const path = this.entityPath(set, row, contextPath);
+    let body = format.metadata === 'full' ? this.controlInformation(c, set, row, contextPath) : '';
+    if (select.length > 0)
+      body += `${body === '' ? '' : ','}${members === undefined ? entityMembers(select, row, format) : members(row, format)}`;
+    // (an entity's own address only where a contained expansion is addressed under it)
+    let path: string | undefined;
     for (const e of expanded) {
       const { navigation, query, ref } = e.expand;
       const found = e.related.get(row);
       const rows = found?.rows ?? [];
       // a contained entity is addressed under its parent; any other under its own entity set
-      const childPath = navigation.contained === true ? `${path}/${navigation.name}` : e.target.name;
+      const childPath =
+        navigation.contained === true
+          ? `${(path ??= this.entityPath(set, row, contextPath))}/${navigation.name}`
+          : e.target.name;
       const entity = (related: Row): string =>
         ref
           ? `{"@odata.id":${JSON.stringify(`${c.base}/${this.entityPath(e.target, related, childPath)}`)}}`
-          : `{${this.entityBody(c, format, e.target, related, query.select, childPath, e.nested)}}`;
+          : `{${this.entityBody(c, format, e.target, related, query.select, childPath, e.nested, e.members)}}`;
+      if (body !== '') body += ',';
       if (!navigation.collection) {
-        parts.push(`"${navigation.name}":${rows.length === 0 ? 'null' : entity(rows[0]!)}`);
+        body += `"${navigation.name}":${rows.length === 0 ? 'null' : entity(rows[0]!)}`;
         continue;
       }
       if (query.count) {
         const count = found?.count ?? 0;
         // an Int64: a string under IEEE754Compatible=true (JSON Format §4.5.1)
-        parts.push(`"${navigation.name}@odata.count":${format.ieee754Compatible ? `"${count}"` : count}`);
+        body += `"${navigation.name}@odata.count":${format.ieee754Compatible ? `"${count}"` : count},`;
       }
-      parts.push(`"${navigation.name}":[${rows.map(entity).join(',')}]`);
+      body += `"${navigation.name}":[`;
+      for (let i = 0; i < rows.length; i++) body += `${i === 0 ? '' : ','}${entity(rows[i]!)}`;
+      body += ']';
     }
-    return parts.join(',');
+    return body;
   }
 
   /** An entity's address under the service root: under its entity set, or under its parent's navigation (contained). */

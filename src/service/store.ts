@@ -100,6 +100,13 @@ export interface RelatedLink {
    * and the service refuses the request then.
    */
   readonly maxRows?: number;
+  /**
+   * The properties the answer writes of each row (the client's selection). Given it, a store may answer with a
+   * `writer` (see RelatedResult), and then leave out of `rows` those of them that `needed` does not name.
+   */
+  readonly written?: readonly Property[];
+  /** The properties the service reads of `rows` in any case: the link's, the key and those of nested expansions. */
+  readonly needed?: readonly string[];
 }
 
 /**
@@ -136,6 +143,12 @@ export interface RelatedResult {
   readonly counts?: readonly number[];
   /** True when the store stopped reading at `link.maxRows` (there are more rows than the service allows). */
   readonly truncated?: boolean;
+  /**
+   * Optional fast path (given `link.written`): the JSON members of `link.written` for each row, written from the
+   * store's own row (`raw[i]` beside `rows[i]`) without decoding it first, as PreparedRead's writer does.
+   */
+  readonly raw?: readonly unknown[];
+  readonly writer?: (options: { readonly ieee754Compatible: boolean }) => (raw: unknown) => string;
 }
 
 /** Row access inside a transaction: everything it writes lands at commit, or nothing does. */

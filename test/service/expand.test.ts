@@ -37,6 +37,17 @@ describe('$expand on every store', () => {
     expect(JSON.stringify(body)).not.toContain('undefined');
   });
 
+  it('writes the related entities under IEEE754Compatible=true as every answer: decimals and counts as strings', async () => {
+    const { status, body } = await answer(
+      library,
+      '/Authors(1)?$expand=Books($select=ISBN,Price;$orderby=ISBN;$top=1;$count=true)',
+      'application/json;IEEE754Compatible=true',
+    );
+    expect(status).toBe(200);
+    expect(body['Books@odata.count']).toBe('2');
+    expect(body.Books[0]).toEqual({ ISBN: '978-0441478125', Price: '9.99' });
+  });
+
   it('lets named items take precedence over *, in any order', async () => {
     for (const expand of ['*/$ref,Author', 'Author,*/$ref', '*,Author($select=Name)', 'Author($select=Name),*']) {
       const { status, body } = await answer(library, `/Books?$top=1&$expand=${encodeURIComponent(expand)}`);

@@ -236,6 +236,13 @@ export class SqlStore implements Store {
     // (half of the dialect's parameters for the link, the rest for the filter's)
     const perChunk = Math.max(1, Math.floor(dialects[this.driver.dialect].maxParameters / 2 / properties.length));
     const rows: Row[] = [];
+    // with `written`, rows carry only what ties them (the other properties of the select), and the driver's rows
+    // are written as JSON by the raw writer
+    const written = link.written;
+    const needed = new Set(link.needed ?? []);
+    const decoded =
+      written === undefined ? bound.select : bound.select.filter((p) => !written.includes(p) || needed.has(p.name));
+    const raws: RawRow[] | undefined = written === undefined ? undefined : [];
     const counts = new Map<string, number>();
     const skip = bound.skip ?? 0;
     const end = bound.top === undefined ? Infinity : skip + bound.top;
@@ -253,10 +260,10 @@ export class SqlStore implements Store {
         tuples,
         ...(limit === undefined ? {} : { limit }),
       });
-      const raws = await this.driver.all(sql, params, signalOnly(options));
-      if (limit !== undefined && raws.length >= limit) truncated = true;
-      for (const raw of raws) {
-        const row = this.decodeRow(bound.select, raw);
+      const answer = await this.driver.all(sql, params, signalOnly(options));
+      if (limit !== undefined && answer.length >= limit) truncated = true;
+      for (const raw of answer) {
+        const row = this.decodeRow(decoded, raw);
         const number = raw['odata_row'] === undefined ? undefined : Number(raw['odata_row']);
         if (bound.count && number === 1) {
           counts.set(
@@ -268,12 +275,29 @@ export class SqlStore implements Store {
           );
         }
         // (a tuple's first row comes along for its count even when the page is past it)
-        if (number === undefined || (number > skip && number <= end)) rows.push(row);
+        if (number === undefined || (number > skip && number <= end)) {
+          rows.push(row);
+          raws?.push(raw);
+        }
       }
     }
-    const result = truncated ? { rows, truncated } : { rows };
+    const fast = raws === undefined ? {} : { raw: raws, writer: this.relatedWriter(written!) };
+    const result = truncated ? { rows, truncated, ...fast } : { rows, ...fast };
     if (!bound.count) return result;
     return { ...result, counts: link.values.map((tuple) => counts.get(linkTupleText(properties, tuple)) ?? 0) };
+  }
+
+  /** The raw JSON writers of a related read's written properties (plain and IEEE754Compatible). */
+  private relatedWriter(
+    written: readonly Property[],
+  ): (options: { readonly ieee754Compatible: boolean }) => (raw: unknown) => string {
+    const plain = rawEntityWriter(this.driver.dialect, written, { ieee754Compatible: false }) as (
+      raw: unknown,
+    ) => string;
+    const compatible = rawEntityWriter(this.driver.dialect, written, { ieee754Compatible: true }) as (
+      raw: unknown,
+    ) => string;
+    return ({ ieee754Compatible }) => (ieee754Compatible ? compatible : plain);
   }
 
   /** The statements of a read: the page, and the count when `$count=true`. */
