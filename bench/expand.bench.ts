@@ -57,7 +57,7 @@ function knob(name: string, fallback: number): number {
 const pad = (n: number, digits: number): string => String(n).padStart(digits, '0');
 
 /** Orders and lines with every field filled the way the demo site fills them (decimals as text, instants in UTC). */
-function generate(orders: number): { orders: Row[]; lines: Row[] } {
+export function generate(orders: number): { orders: Row[]; lines: Row[] } {
   const statuses = ['Draft', 'Issued', 'PartiallyReceived', 'Received', 'Closed'];
   const lineStatuses = ['Open', 'PartiallyReceived', 'Received'];
   const orderRows: Row[] = [];
