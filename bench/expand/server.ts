@@ -5,10 +5,11 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
+
+import { startCap as startCapModel } from '../cap/start.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
 type Row = Record<string, unknown>;
@@ -104,34 +105,14 @@ async function startBare(c: ExpandServerConfig): Promise<{ server: Server; label
   return { server: app.server, label: 'Fastify, two prepared statements, JSON.stringify' };
 }
 
-/** What the benchmark uses of @sap/cds (it ships no types). */
-interface Cds {
-  root: string;
-  env: { requires: Record<string, unknown>; log: { levels: Record<string, string> } };
-  version: string;
-  model: unknown;
-  log(id: string, level: string): unknown;
-  load(file: string): Promise<unknown>;
-  compile: { for: { nodejs(csn: unknown): unknown } };
-  connect: { to(name: string): Promise<{ run(query: unknown): Promise<unknown> }> };
-  deploy(csn: unknown): { to(db: unknown): Promise<unknown> };
-  serve(what: string): { from(model: unknown): { in(app: unknown): Promise<unknown> } };
-  ql: { INSERT: { into(entity: string): { entries(rows: readonly Row[]): unknown } } };
-  tx<T>(fn: (tx: { run(query: unknown): Promise<unknown> }) => Promise<T>): Promise<T>;
-}
-
 async function startCap(c: ExpandServerConfig): Promise<{ server: Server; label: string }> {
-  const { default: cds } = (await import('@sap/cds' as string)) as { default: Cds };
-  const folder = fileURLToPath(new URL('../cap/', import.meta.url));
-  cds.root = folder;
-  for (const id of ['cds', 'odata', 'db', 'sql', 'serve', 'server', 'deploy', 'app']) cds.log(id, 'warn');
-  cds.env.log.levels = new Proxy({}, { get: () => 'warn' });
-  cds.env.requires['auth'] = { kind: 'dummy' };
-  cds.env.requires['db'] = { kind: 'sqlite', impl: '@cap-js/sqlite', credentials: { url: c.file }, pool: { max: 1 } };
-  const csn = await cds.load(`${folder}expand.cds`);
-  cds.model = cds.compile.for.nodejs(csn);
-  const db = await cds.connect.to('db');
-  await cds.deploy(csn).to(db);
+  // @cap-js/sqlite's default pool: one connection
+  const { cds, db, listen } = await startCapModel('expand.cds', {
+    kind: 'sqlite',
+    impl: '@cap-js/sqlite',
+    credentials: { url: c.file },
+    pool: { max: 1 },
+  });
   for (const [entity, file] of [
     ['ExpandService.PurchaseOrders', c.orders!],
     ['ExpandService.POLineItems', c.lines!],
@@ -143,15 +124,8 @@ async function startCap(c: ExpandServerConfig): Promise<{ server: Server; label:
     });
   }
   await db.run('ANALYZE');
-  const { default: express } = await import('express');
-  const app = express();
-  await cds.serve('all').from(cds.model).in(app);
-  const server = app.listen(0, '127.0.0.1');
+  const server = await listen();
   track(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
   return { server, label: `@sap/cds ${cds.version}, express, @cap-js/sqlite` };
 }
 

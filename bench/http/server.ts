@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 
 import Fastify from 'fastify';
+
+import { startCap as startCapModel, type CapDb, type PreparedStatement } from '../cap/start.js';
 
 import {
   CAP_ENTITY,
@@ -123,76 +124,32 @@ async function startBare(c: ServerConfig): Promise<Started> {
   };
 }
 
-/** What the benchmark uses of @sap/cds (it ships no types). */
-interface Cds {
-  root: string;
-  env: { requires: Record<string, unknown>; log: { levels: Record<string, string> } };
-  version: string;
-  model: unknown;
-  db: CapDb;
-  log(id: string, level: string): unknown;
-  load(file: string): Promise<unknown>;
-  compile: { for: { nodejs(csn: unknown): unknown } };
-  connect: { to(name: string): Promise<CapDb> };
-  deploy(csn: unknown): { to(db: CapDb): Promise<unknown> };
-  serve(what: string): { from(model: unknown): { in(app: unknown): Promise<unknown> } };
-  ql: { INSERT: { into(entity: string): { entries(rows: readonly Row[]): unknown } } };
-  tx<T>(fn: (tx: CapDb) => Promise<T>): Promise<T>;
-}
-
-interface PreparedStatement {
-  [method: string]: (...args: unknown[]) => unknown;
-}
-
-interface CapDb {
-  run(query: unknown, values?: unknown): Promise<unknown>;
-  prepare: (this: CapDb, sql: string) => PreparedStatement | Promise<PreparedStatement>;
-  hasResults?: (sql: string) => boolean;
-  disconnect(): Promise<void>;
-}
-
 async function startCap(c: ServerConfig): Promise<Started> {
-  const { default: cds } = (await import('@sap/cds' as string)) as { default: Cds };
-  const folder = fileURLToPath(new URL('../cap/', import.meta.url));
-  cds.root = folder;
-  // quiet: CAP logs every request at level info
-  for (const id of ['cds', 'odata', 'db', 'sql', 'serve', 'server', 'deploy', 'app']) cds.log(id, 'warn');
-  cds.env.log.levels = new Proxy({}, { get: () => 'warn' });
-  // no authentication (the `dummy` strategy: every request is privileged), as the bare route
-  cds.env.requires['auth'] = { kind: 'dummy' };
   const postgres = c.storage === 'postgres';
   const pgUrl = postgres ? new URL(c.url!) : undefined;
-  cds.env.requires['db'] = postgres
-    ? {
-        kind: 'postgres',
-        impl: '@cap-js/postgres',
-        dialect: 'postgres',
-        credentials: {
-          host: pgUrl!.hostname,
-          port: Number(pgUrl!.port || 5432),
-          user: decodeURIComponent(pgUrl!.username),
-          password: decodeURIComponent(pgUrl!.password),
-          database: pgUrl!.pathname.slice(1),
-          schema: c.capSchema,
-        },
-        // @cap-js/postgres's defaults: a pool of 10, as ours
-        pool: { min: 0, max: PG_POOL, testOnBorrow: true, acquireTimeoutMillis: 1000, destroyTimeoutMillis: 1000 },
-      }
-    : // @cap-js/sqlite's default pool: one connection
-      { kind: 'sqlite', impl: '@cap-js/sqlite', credentials: { url: c.file }, pool: { max: 1 } };
-  const csn = await cds.load(`${folder}bench.cds`);
-  cds.model = cds.compile.for.nodejs(csn);
-  const db = await cds.connect.to('db');
-  await cds.deploy(csn).to(db);
-  const { default: express } = await import('express');
-  const app = express();
-  await cds.serve('all').from(cds.model).in(app);
-  const server = app.listen(0, '127.0.0.1');
+  const { cds, db, listen } = await startCapModel(
+    'bench.cds',
+    postgres
+      ? {
+          kind: 'postgres',
+          impl: '@cap-js/postgres',
+          dialect: 'postgres',
+          credentials: {
+            host: pgUrl!.hostname,
+            port: Number(pgUrl!.port || 5432),
+            user: decodeURIComponent(pgUrl!.username),
+            password: decodeURIComponent(pgUrl!.password),
+            database: pgUrl!.pathname.slice(1),
+            schema: c.capSchema,
+          },
+          // @cap-js/postgres's defaults: a pool of 10, as ours
+          pool: { min: 0, max: PG_POOL, testOnBorrow: true, acquireTimeoutMillis: 1000, destroyTimeoutMillis: 1000 },
+        }
+      : // @cap-js/sqlite's default pool: one connection
+        { kind: 'sqlite', impl: '@cap-js/sqlite', credentials: { url: c.file }, pool: { max: 1 } },
+  );
+  const server = await listen();
   track(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
 
   // the statements CAP runs while `capture` is on (for EXPLAIN)
   let captured: { sql: string; args: unknown[] }[] | undefined;

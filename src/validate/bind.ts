@@ -1088,6 +1088,19 @@ class Binder {
 
 const span = (start: number, end: number): Span => ({ start, end });
 
+/** Runs `run`; an ODataError it throws is added to `problems` (every option's first problem is reported). */
+function collect<T>(problems: ODataError[], run: () => T): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ODataError) {
+      problems.push(error);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 /** Expansions bound so far in one query (for maxExpansions). */
 interface ExpandBudget {
   count: number;
@@ -1262,17 +1275,7 @@ function expandOne(
   const target = navigation.target();
   const binder: Binder = new Binder(target, limits, '$expand', text);
   const problems: ODataError[] = [];
-  const attempt = <T>(run: () => T): T | undefined => {
-    try {
-      return run();
-    } catch (error) {
-      if (error instanceof ODataError) {
-        problems.push(error);
-        return undefined;
-      }
-      throw error;
-    }
-  };
+  const attempt = <T>(run: () => T): T | undefined => collect(problems, run);
   if (!navigation.collection && options !== undefined) {
     // one related entity: nothing to order, page or count
     for (const name of ['orderBy', 'top', 'skip', 'count'] as const) {
@@ -1452,18 +1455,10 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
   const effective: DefaultLimits = { ...defaultLimits, ...limits };
   const problems: ODataError[] = [];
   const subqueries = { count: 0 };
-  const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined => {
-    try {
-      const text = options.text[target as keyof QueryOptions['text']];
-      return run(new Binder(entityType, effective, target, text, subqueries));
-    } catch (error) {
-      if (error instanceof ODataError) {
-        problems.push(error);
-        return undefined;
-      }
-      throw error;
-    }
-  };
+  const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined =>
+    collect(problems, () =>
+      run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']], subqueries)),
+    );
 
   const length = Object.values(options.text).reduce((sum, text) => sum + (text?.length ?? 0), 0);
   if (length > effective.maxQueryLength) {
