@@ -35,13 +35,19 @@ export function linkOf(navigation: NavigationProperty): { readonly source: strin
 }
 
 /**
- * What a read must select beside the client's `$select` so that its rows can be expanded (the source side of each
- * expanded navigation's foreign key) and identified (the key: full metadata's ids, `$ref`).
+ * What the service reads of a query's rows beside the client's `$select`: the key (full metadata's ids, `$ref`)
+ * and the source side of each expanded navigation's foreign key (to expand them).
  */
-export function selectForExpand(query: BoundQuery): readonly Property[] {
-  const expand = query.expand ?? [];
-  const needed = new Set<string>(query.entityType.key.map((p) => p.name));
-  for (const e of expand) for (const name of linkOf(e.navigation).source) needed.add(name);
+function tiesOf(query: BoundQuery): string[] {
+  return [
+    ...query.entityType.key.map((p) => p.name),
+    ...(query.expand ?? []).flatMap((e) => linkOf(e.navigation).source),
+  ];
+}
+
+/** The properties a read of `query` selects: the client's `$select`, what ties its rows (tiesOf) and `also`. */
+export function selectForExpand(query: BoundQuery, also: readonly string[] = []): readonly Property[] {
+  const needed = new Set([...tiesOf(query), ...also]);
   return [...query.entityType.properties.values()].filter((p) => query.select.includes(p) || needed.has(p.name));
 }
 
@@ -91,7 +97,7 @@ async function readExpansion(
   // expansions and ids need
   const query: BoundQuery = {
     ...expand.query,
-    select: withProperties(selectForExpand(expand.query), expand.query.entityType.properties, link.target),
+    select: selectForExpand(expand.query, link.target),
   };
   const relatedLink: RelatedLink = {
     properties: link.target,
@@ -101,11 +107,7 @@ async function readExpansion(
       ? {}
       : {
           written: expand.query.select,
-          needed: [
-            ...link.target,
-            ...expand.query.entityType.key.map((p) => p.name),
-            ...(expand.query.expand ?? []).flatMap((e) => linkOf(e.navigation).source),
-          ],
+          needed: [...link.target, ...tiesOf(expand.query)],
         }),
   };
   const result = await (store.readRelated !== undefined
@@ -178,13 +180,4 @@ async function readEachTuple(
 
 function signalOf(options: ReadOptions): ReadOptions {
   return options.signal === undefined ? {} : { signal: options.signal };
-}
-
-/** `select` with the named properties added, in the type's order. */
-function withProperties(
-  select: readonly Property[],
-  properties: ReadonlyMap<string, Property>,
-  names: readonly string[],
-): Property[] {
-  return [...properties.values()].filter((p) => select.includes(p) || names.includes(p.name));
 }

@@ -57,10 +57,7 @@ export class MemoryStore implements Store {
 
   prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
     const compiled = compileQuery(query);
-    // lambdas and /$count read a row's children: attached when the filter or an order key may reach them
-    const withNavigation =
-      [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
-      (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'));
+    const withNavigation = readsChildren(c, query);
     const run = async (): Promise<ReadResult> => {
       let rows: Iterable<Row> = this.arrays.get(c)!;
       const scope = { ...parent };
@@ -78,9 +75,7 @@ export class MemoryStore implements Store {
   /** The rows related to many entities (`$expand`): the collection grouped by the link once, the query run per group. */
   async readRelated(c: StoreCollection, query: BoundQuery, link: RelatedLink): Promise<RelatedResult> {
     const compiled = compileQuery(query);
-    const withNavigation =
-      [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
-      (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'));
+    const withNavigation = readsChildren(c, query);
     const properties = link.properties.map((name) => c.entityType.properties.get(name)!);
     const groups = new Map<string, Row[]>();
     for (const tuple of link.values) groups.set(linkTupleText(properties, tuple), []);
@@ -270,4 +265,12 @@ export class MemoryStore implements Store {
 function matchesAll(row: Row, where: Row): boolean {
   for (const name in where) if (String(row[name]) !== String(where[name])) return false;
   return true;
+}
+
+/** Whether a query may read rows' children (lambdas, /$count): only then are they attached to the rows. */
+function readsChildren(c: StoreCollection, query: BoundQuery): boolean {
+  return (
+    [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
+    (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'))
+  );
 }

@@ -791,14 +791,12 @@ export class ODataService<Context = undefined> implements HttpService {
         : await this.expansions(c, raw.slice(0, Math.min(raw.length, plan.pageTop)) as Row[], plan.expand);
     // full metadata: each entity's control information, from its key (read beside the selection), then its members
     const write =
-      expanded !== undefined
-        ? (row: unknown): string => this.entityBody(c, format, set, row as Row, plan.select, contextPath, expanded)
-        : full
-          ? (row: unknown): string =>
-              `${this.controlInformation(c, set, row as Row, contextPath)}${plan.select.length === 0 ? '' : ','}${entityMembers(plan.select, row as Row, format)}`
-          : format.ieee754Compatible
-            ? plan.writeCompatible
-            : plan.write;
+      expanded !== undefined || full
+        ? (row: unknown): string =>
+            this.entityBody(c, format, set, row as Row, plan.select, contextPath, expanded ?? [])
+        : format.ieee754Compatible
+          ? plan.writeCompatible
+          : plan.write;
     let body =
       format.metadata === 'none'
         ? '{'
@@ -1036,11 +1034,8 @@ export class ODataService<Context = undefined> implements HttpService {
     const parts: string[] = [];
     if (format.metadata !== 'none')
       parts.push(`"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}`);
-    if (expanded !== undefined) parts.push(this.entityBody(c, format, set, row, select, contextSet, expanded));
-    else {
-      if (format.metadata === 'full') parts.push(this.controlInformation(c, set, row, contextSet));
-      if (select.length > 0) parts.push(entityMembers(select, row, format));
-    }
+    const members = this.entityBody(c, format, set, row, select, contextSet, expanded ?? []);
+    if (members !== '') parts.push(members);
     return { status, headers: this.jsonHeaders(format), body: `{${parts.join(',')}}` };
   }
 
