@@ -1,8 +1,9 @@
 // A store over JavaScript arrays: reads run the memory backend's compiled queries, writes go to the arrays. A
 // transaction keeps its writes to itself until it commits (readers never see half of one), and transactions take
 // turns. For tests, prototypes, fixtures and data that fits in memory; nothing is written to disk.
-import { compileQuery } from '../backends/memory/compile.js';
-import type { EntityType, Model, Row } from '../model/schema.js';
+import { compileQuery, type RelatedRows } from '../backends/memory/compile.js';
+import type { Model, NavigationProperty, Row } from '../model/schema.js';
+import type { EdmPrimitiveType } from '../values/edm.js';
 import type { BoundQuery } from '../validate/bound.js';
 import { entityMembers } from './json.js';
 import {
@@ -56,13 +57,13 @@ export class MemoryStore implements Store {
   // ── reads ──────────────────────────────────────────────────────────────────
 
   prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
-    const compiled = compileQuery(query);
-    const withNavigation = readsChildren(c, query);
+    const related = this.relatedRows();
+    const compiled = compileQuery(query, { related });
     const run = async (): Promise<ReadResult> => {
       let rows: Iterable<Row> = this.arrays.get(c)!;
       const scope = { ...parent };
       if (Object.keys(scope).length > 0) rows = [...rows].filter((row) => matchesAll(row, scope));
-      if (withNavigation) rows = this.withChildren(c.entityType, rows);
+      related.forget();
       const { value, count } = compiled.run(rows);
       return count === undefined ? { rows: value } : { rows: value, count };
     };
@@ -74,8 +75,8 @@ export class MemoryStore implements Store {
 
   /** The rows related to many entities (`$expand`): the collection grouped by the link once, the query run per group. */
   async readRelated(c: StoreCollection, query: BoundQuery, link: RelatedLink): Promise<RelatedResult> {
-    const compiled = compileQuery(query);
-    const withNavigation = readsChildren(c, query);
+    const related = this.relatedRows();
+    const compiled = compileQuery(query, { related });
     const properties = link.properties.map((name) => c.entityType.properties.get(name)!);
     const groups = new Map<string, Row[]>();
     for (const tuple of link.values) groups.set(linkTupleText(properties, tuple), []);
@@ -91,7 +92,7 @@ export class MemoryStore implements Store {
     const rows: Row[] = [];
     const counts: number[] = [];
     for (const group of groups.values()) {
-      const { value, count } = compiled.run(withNavigation ? this.withChildren(c.entityType, group) : group);
+      const { value, count } = compiled.run(group);
       rows.push(...value);
       counts.push(count ?? 0);
     }
@@ -120,31 +121,55 @@ export class MemoryStore implements Store {
     return at === undefined ? undefined : { ...this.arrays.get(c)![at]! };
   }
 
-  /** Rows seen through lambdas (`any`, `all`) and `/$count` of navigations: each with its children's arrays. */
-  private withChildren(entityType: EntityType, rows: Iterable<Row>): Row[] {
-    const collections = [...entityType.navigation.values()].filter((navigation) => navigation.collection);
-    const navigations = collections.map((navigation) => {
-      const target = collectionOfType(this.model, navigation.target());
-      const pairs = Object.entries(navigation.foreignKey);
-      const byParent = new Map<string, Row[]>();
-      for (const child of this.arrays.get(target)!) {
-        const text = pairs.map(([, childName]) => String(child[childName])).join('\u0000');
-        let list = byParent.get(text);
-        if (list === undefined) byParent.set(text, (list = []));
-        list.push(child);
+  /**
+   * The rows navigations lead to (lambdas, `/$count`, paths through single-valued navigations), found through an
+   * index of each navigation's target rows by its foreign key, built when a read first needs it; `forget` drops the
+   * indexes before the next run, which must see the arrays as they are then.
+   */
+  private relatedRows(): RelatedRows & { forget(): void } {
+    const indexes = new Map<NavigationProperty, Map<string, Row[]>>();
+    const indexOf = (navigation: NavigationProperty): Map<string, Row[]> => {
+      let index = indexes.get(navigation);
+      if (index !== undefined) return index;
+      const targetType = navigation.target();
+      const targets = Object.values(navigation.foreignKey).map((name) => targetType.properties.get(name)!);
+      index = new Map();
+      for (const row of this.arrays.get(collectionOfType(this.model, targetType))!) {
+        const text = linkTupleText(
+          targets,
+          targets.map((p) => row[p.name]),
+        );
+        const list = index.get(text);
+        if (list === undefined) index.set(text, [row]);
+        else list.push(row);
       }
-      return { name: navigation.name, pairs, byParent };
-    });
-    const out: Row[] = [];
-    for (const row of rows) {
-      const view: Row = Object.create(row) as Row;
-      for (const { name, pairs, byParent } of navigations) {
-        const text = pairs.map(([parentName]) => String(row[parentName])).join('\u0000');
-        Object.defineProperty(view, name, { value: byParent.get(text) ?? [], enumerable: false });
+      indexes.set(navigation, index);
+      return index;
+    };
+    const sourcesOf = new Map<
+      NavigationProperty,
+      readonly { readonly name: string; readonly type: EdmPrimitiveType }[]
+    >();
+    const related = (row: Row, navigation: NavigationProperty): unknown => {
+      let sources = sourcesOf.get(navigation);
+      if (sources === undefined) {
+        // (the source side's properties, read from the type the navigation belongs to by the target's types: the
+        // link texts are the same for the same number whatever integer or decimal type holds it)
+        const targetType = navigation.target();
+        sources = Object.entries(navigation.foreignKey).map(([name, target]) => ({
+          name,
+          type: targetType.properties.get(target)!.type,
+        }));
+        sourcesOf.set(navigation, sources);
       }
-      out.push(view);
-    }
-    return out;
+      const values = sources.map((source) => row[source.name]);
+      // a null never equals anything: no related row
+      const found = values.some((v) => v === null || v === undefined)
+        ? undefined
+        : indexOf(navigation).get(linkTupleText(sources, values));
+      return navigation.collection ? (found ?? []) : (found?.[0] ?? null);
+    };
+    return Object.assign(related, { forget: () => indexes.clear() });
   }
 
   // ── writes ─────────────────────────────────────────────────────────────────
@@ -265,12 +290,4 @@ export class MemoryStore implements Store {
 function matchesAll(row: Row, where: Row): boolean {
   for (const name in where) if (String(row[name]) !== String(where[name])) return false;
   return true;
-}
-
-/** Whether a query may read rows' children (lambdas, /$count): only then are they attached to the rows. */
-function readsChildren(c: StoreCollection, query: BoundQuery): boolean {
-  return (
-    [...c.entityType.navigation.values()].some((navigation) => navigation.collection) &&
-    (query.filter !== undefined || query.orderBy.some((key) => key.expr.kind !== 'property'))
-  );
 }

@@ -927,20 +927,22 @@ export class ODataService<Context = undefined> implements HttpService {
     const format = this.jsonFormat(c);
     // one entity: $select and $expand apply; the options that shape a collection do not (without options: every
     // property)
-    const { select, expand } =
-      c.rawQuery === '' ? { select: readableProperties(set.entityType), expand: undefined } : this.entityQuery(c, set);
+    const query = c.rawQuery === '' ? { select: readableProperties(set.entityType) } : this.entityQuery(c, set);
     const row = await c.store.get(set, key, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
-    if (expand === undefined) return this.entityResponse(c, format, set, row, 200, select, contextSet);
-    const expanded = await this.expansions(c, [row], expand);
-    return this.entityResponse(c, format, set, row, 200, select, contextSet, expanded, expand);
+    const expanded = query.expand === undefined ? undefined : await this.expansions(c, [row], query.expand);
+    return this.entityResponse(c, format, set, row, 200, query, contextSet, expanded);
   }
 
   /** What a single entity's query options ask: `$select` and `$expand` (the others shape collections). */
-  private entityQuery(c: Call<Context>, set: StoreCollection): Pick<BoundQuery, 'select' | 'expand'> {
+  private entityQuery(c: Call<Context>, set: StoreCollection): EntityQuery {
     const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
-    const { select, expand } = validateQuery(options, set.entityType, this.limits);
-    return expand === undefined ? { select } : { select, expand };
+    const { select, expand, selectNavigation } = validateQuery(options, set.entityType, this.limits);
+    return {
+      select,
+      ...(expand === undefined ? {} : { expand }),
+      ...(selectNavigation === undefined ? {} : { selectNavigation }),
+    };
   }
 
   /** The related entities `$expand` asks for, of the entities read (src/service/expand.ts). */
@@ -1022,15 +1024,15 @@ export class ODataService<Context = undefined> implements HttpService {
     set: StoreCollection,
     row: Row,
     status: number,
-    select: readonly Property[] = readableProperties(set.entityType),
+    query: EntityQuery = { select: readableProperties(set.entityType) },
     contextSet = set.name,
     expanded?: readonly ExpandedNavigation[],
-    expand?: readonly BoundExpand[],
   ): ServiceResponse {
-    const selected = contextSelectList(
-      select.length === readableProperties(set.entityType).length ? undefined : select,
-      expand,
-    );
+    const { select, expand } = query;
+    const selected = contextSelectList({
+      ...query,
+      select: select.length === readableProperties(set.entityType).length ? undefined : select,
+    });
     const parts: string[] = [];
     if (format.metadata !== 'none')
       parts.push(`"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}`);
@@ -1295,23 +1297,30 @@ function allow(method: string, methods: readonly string[]): void {
   if (!all.includes(method)) throw new MethodNotAllowed(method, methods.join(', '));
 }
 
+/** What a single entity's answer is written from: the query options that apply to one entity. */
+type EntityQuery = Pick<BoundQuery, 'select' | 'expand' | 'selectNavigation'>;
+
+/** What a context URL's select list is written from: `select` undefined where every property is selected. */
+type Selection = Pick<BoundQuery, 'expand' | 'selectNavigation'> & { readonly select: readonly Property[] | undefined };
+
 function selectSuffix(selected: boolean, bound: BoundQuery): string {
-  return contextSelectList(selected ? bound.select : undefined, bound.expand);
+  return contextSelectList({ ...bound, select: selected ? bound.select : undefined });
 }
 
 /**
- * The context URL's select list (Protocol §10.9, 4.01): the selected properties when `$select` was given, and each
- * expanded navigation with its own list in parentheses, empty when it selects everything and expands nothing
- * (`(Name,Lines())`); nothing when neither is given.
+ * The context URL's select list (Protocol §10.9, 4.01): the selected properties when `$select` was given (`*` when it
+ * selects all of them beside navigations), the navigations it names, and each expanded navigation with its own list
+ * in parentheses, empty when it selects everything and expands nothing (`(Name,Lines())`); nothing when neither
+ * `$select` nor `$expand` is given.
  */
-function contextSelectList(
-  select: readonly Property[] | undefined,
-  expand: readonly BoundExpand[] | undefined,
-): string {
+function contextSelectList(selection: Selection): string {
+  const { select, expand = [], selectNavigation = [] } = selection;
   const items = select === undefined ? [] : select.map((p) => p.name);
-  for (const e of expand ?? []) {
+  if (select === undefined && selectNavigation.length > 0) items.push('*');
+  for (const n of selectNavigation) if (!expand.some((e) => e.navigation === n)) items.push(n.name);
+  for (const e of expand) {
     const all = e.query.select.length === readableProperties(e.query.entityType).length;
-    const nested = contextSelectList(all || e.ref ? undefined : e.query.select, e.query.expand);
+    const nested = contextSelectList({ ...e.query, select: all || e.ref ? undefined : e.query.select });
     items.push(e.ref ? `${e.navigation.name}/$ref` : `${e.navigation.name}${nested === '' ? '()' : nested}`);
   }
   return items.length === 0 ? '' : `(${items.join(',')})`;

@@ -78,6 +78,12 @@ export interface QueryLimits {
    * subqueries PostgreSQL plans an `and` of them for 570 ms, and at 64 an `or` runs for 2.5 s.
    */
   readonly maxSubqueries?: number;
+  /**
+   * Distinct paths through single-valued navigations in the whole query (`PurchaseOrder/VendorID` and
+   * `PurchaseOrder/OrderDate` are one), each a join of one more table (default 16). SQLite joins at most 64 tables
+   * and MariaDB 61 in one statement, subqueries merged into it included.
+   */
+  readonly maxJoins?: number;
   /** How deep `$expand` may nest, `$levels` counted as the levels it stands for (default 4). */
   readonly maxExpandDepth?: number;
   /** Expanded navigations in the whole query, nested ones and those `*` and `$levels` stand for included (default 16). */
@@ -101,6 +107,7 @@ export const defaultLimits: Readonly<DefaultLimits> = Object.freeze({
   maxNodes: 20_000,
   maxLambdaDepth: 4,
   maxSubqueries: 32,
+  maxJoins: 16,
   maxExpandDepth: 4,
   maxExpansions: 16,
   maxExpandRows: 10_000,
@@ -112,6 +119,15 @@ const root: PropertySource = Object.freeze({ kind: 'root' });
 interface Scope {
   readonly name: string;
   readonly type: EntityType;
+  /** Tells apart scopes that reuse a name (two `any(p: ...)`), for counting joins. */
+  readonly id: number;
+}
+
+/** Subqueries and joins of the whole query so far: $filter and $orderby run as one statement. */
+interface StatementCost {
+  count: number;
+  /** The paths through single-valued navigations, each one join (see joinKey). */
+  readonly joins: Set<string>;
 }
 
 /** Binds the expressions of one query option; throws the first problem as an ODataError. */
@@ -132,8 +148,8 @@ class Binder {
     private readonly limits: DefaultLimits,
     target: string,
     text: string | undefined,
-    /** Subqueries (any, all, $count) of the whole query so far: $filter and $orderby run as one statement. */
-    private readonly subqueries: { count: number } = { count: 0 },
+    /** Subqueries (any, all, $count) and joins of the whole query so far: $filter and $orderby run as one statement. */
+    private readonly subqueries: StatementCost = { count: 0, joins: new Set() },
   ) {
     this.implicit = { type: entityType, source: root };
     this.target = target;
@@ -707,6 +723,8 @@ class Binder {
       }
     }
     const segments = expr.segments;
+    /** Whether a single-valued navigation was passed: it may find no row, and then every property is null. */
+    let throughNavigation = false;
     if (segments.length === 0) {
       return this.fail(
         'TypeMismatch',
@@ -750,7 +768,7 @@ class Binder {
         return {
           kind: 'property',
           type: property.type,
-          nullable: property.nullable,
+          nullable: property.nullable || throughNavigation,
           property,
           source,
           span: expr.span,
@@ -767,13 +785,21 @@ class Binder {
             `${next.kind === 'count' ? '$count' : `${next.kind}(...)`} needs a navigation collection`,
           );
         }
-        // recognised, not offered yet: the joins of single-valued paths come with $expand
-        return this.fail(
-          'NotImplemented',
-          segment.span,
-          `Paths through the single-valued navigation ${segment.name} are not supported yet`,
-          `read it at its own address, as ${type.name}(...)/${segment.name}`,
-        );
+        const target = navigation.target();
+        if (next === undefined) {
+          const example = readableProperties(target)[0]?.name ?? '...';
+          return this.fail(
+            'TypeMismatch',
+            segment.span,
+            `${segment.name} is an entity (${target.name}), not a value`,
+            `compare one of its properties, as in ${segment.name}/${example}`,
+          );
+        }
+        source = { kind: 'navigation', navigation, from: source };
+        this.countJoin(source, segment.span);
+        type = target;
+        throughNavigation = true;
+        continue;
       }
       if (next === undefined) {
         return this.fail(
@@ -895,7 +921,7 @@ class Binder {
       };
     }
     this.enterSubquery(where);
-    this.scopes.push({ name, type: navigation.target() });
+    this.scopes.push({ name, type: navigation.target(), id: this.variableCounter++ });
     try {
       const bound = this.bind(predicate);
       this.expectBoolean(bound, `The ${operator}(...) predicate`);
@@ -924,6 +950,35 @@ class Binder {
         where,
         `The query has more than ${this.limits.maxSubqueries} any, all and $count (each is a subquery; maxSubqueries)`,
       );
+    }
+  }
+
+  /** One more path through a single-valued navigation, unless the query has it already (`maxJoins`). */
+  private countJoin(source: PropertySource, where: Span): void {
+    const joins = this.subqueries.joins;
+    const key = this.joinKey(source);
+    if (joins.has(key)) return;
+    joins.add(key);
+    if (joins.size > this.limits.maxJoins) {
+      this.fail(
+        'LimitExceeded',
+        where,
+        `The query reads through more than ${this.limits.maxJoins} single-valued navigation paths (each is a join; maxJoins)`,
+      );
+    }
+  }
+
+  /** The same text for the same rows: a path from the same scope through the same navigations. */
+  private joinKey(source: PropertySource): string {
+    switch (source.kind) {
+      case 'root':
+        return '';
+      case 'variable': {
+        const scope = [...this.scopes].reverse().find((s) => s.name === source.name);
+        return `${source.name}#${scope?.id ?? ''}`;
+      }
+      case 'navigation':
+        return `${this.joinKey(source.from)}/${source.navigation.name}`;
     }
   }
 
@@ -1034,7 +1089,8 @@ class Binder {
     return ordering;
   }
 
-  select(items: readonly SelectItem[]): readonly Property[] {
+  /** The selected properties, and the navigations named in `$select` (their links, not their entities). */
+  select(items: readonly SelectItem[]): { properties: readonly Property[]; navigation: readonly NavigationProperty[] } {
     if (items.length > this.limits.maxSelect) {
       this.fail(
         'LimitExceeded',
@@ -1043,6 +1099,7 @@ class Binder {
       );
     }
     const chosen = new Set<Property>();
+    const navigations = new Set<NavigationProperty>();
     let star = false;
     // every item is checked, also after `*`: `$select=*,Nmae` names a property that does not exist
     for (const item of items) {
@@ -1066,11 +1123,20 @@ class Binder {
       if (property === undefined) {
         const navigation = this.entityType.navigation.get(first.name);
         if (navigation !== undefined) {
+          // selecting a navigation selects its link (which full metadata writes for every navigation anyway), not
+          // its entities; what is read through it is expanded
+          const next = rest[0];
+          if (next === undefined) {
+            navigations.add(navigation);
+            continue;
+          }
           this.fail(
             'TypeMismatch',
-            first.span,
-            `${first.name} is ${navigation.collection ? 'a collection' : `a single ${navigation.target().name}`}, not a property`,
-            `expand it: $expand=${first.name}`,
+            next.span,
+            `$select cannot read through the navigation ${first.name}`,
+            next.kind === 'property'
+              ? `expand it: $expand=${first.name}($select=${next.name})`
+              : `expand it: $expand=${first.name}`,
           );
         }
         this.unknownProperty(this.entityType, first.name, first.span, true);
@@ -1081,8 +1147,9 @@ class Binder {
         this.fail('UnknownProperty', rest[0]!.span, `${property.type} property ${first.name} has no members`);
       chosen.add(property);
     }
-    if (star) return readableProperties(this.entityType);
-    return [...this.entityType.properties.values()].filter((p) => chosen.has(p));
+    const navigation = [...this.entityType.navigation.values()].filter((n) => navigations.has(n));
+    if (star) return { properties: readableProperties(this.entityType), navigation };
+    return { properties: [...this.entityType.properties.values()].filter((p) => chosen.has(p)), navigation };
   }
 }
 
@@ -1300,7 +1367,9 @@ function expandOne(
   const orderBy =
     options?.orderBy === undefined ? defaultOrder(target) : attempt(() => binder.orderBy(options.orderBy!));
   const select =
-    options?.select === undefined ? readableProperties(target) : attempt(() => binder.select(options.select!));
+    options?.select === undefined
+      ? { properties: readableProperties(target), navigation: [] }
+      : attempt(() => binder.select(options.select!));
   let expand =
     options?.expand === undefined
       ? []
@@ -1359,7 +1428,8 @@ function expandOne(
       entityType: target,
       ...(filter === undefined ? {} : { filter }),
       orderBy: orderBy!,
-      select: ref ? target.key : select!,
+      select: ref ? target.key : select!.properties,
+      ...(ref || select!.navigation.length === 0 ? {} : { selectNavigation: select!.navigation }),
       ...(options?.top === undefined ? {} : { top: options.top }),
       ...(options?.skip === undefined ? {} : { skip: options.skip }),
       count: options?.count ?? false,
@@ -1454,7 +1524,7 @@ function retypeLiteral(value: LiteralValue, type: EdmPrimitiveType): LiteralValu
 export function validateQuery(options: QueryOptions, entityType: EntityType, limits: QueryLimits = {}): BoundQuery {
   const effective: DefaultLimits = { ...defaultLimits, ...limits };
   const problems: ODataError[] = [];
-  const subqueries = { count: 0 };
+  const subqueries: StatementCost = { count: 0, joins: new Set() };
   const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined =>
     collect(problems, () =>
       run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']], subqueries)),
@@ -1473,7 +1543,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     options.orderBy === undefined ? defaultOrder(entityType) : attempt('$orderby', (b) => b.orderBy(options.orderBy!));
   const select =
     options.select === undefined
-      ? readableProperties(entityType)
+      ? { properties: readableProperties(entityType), navigation: [] }
       : attempt('$select', (b) => b.select(options.select!));
   const expand =
     options.expand === undefined
@@ -1498,7 +1568,8 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     entityType,
     ...(filter === undefined ? {} : { filter }),
     orderBy: orderBy!,
-    select: select!,
+    select: select!.properties,
+    ...(select!.navigation.length === 0 ? {} : { selectNavigation: select!.navigation }),
     ...(options.top === undefined ? {} : { top: options.top }),
     ...(options.skip === undefined ? {} : { skip: options.skip }),
     count: options.count ?? false,

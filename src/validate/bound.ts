@@ -21,8 +21,20 @@ interface Typed {
   readonly span: Span;
 }
 
-/** Where a property is read from: the entity being filtered, or the row a lambda variable ranges over. */
-export type PropertySource = { readonly kind: 'root' } | { readonly kind: 'variable'; readonly name: string };
+/**
+ * Where a property is read from: the entity being filtered, the row a lambda variable ranges over, or the row a
+ * single-valued navigation leads to from one of those (`PurchaseOrder/VendorID` on a line). A navigation that finds
+ * no row gives null for every property read through it.
+ */
+export type PropertySource =
+  | { readonly kind: 'root' }
+  | { readonly kind: 'variable'; readonly name: string }
+  | {
+      readonly kind: 'navigation';
+      /** A single-valued navigation of the type `from` reads. */
+      readonly navigation: NavigationProperty;
+      readonly from: PropertySource;
+    };
 
 export interface BoundLiteral extends Typed {
   readonly kind: 'literal';
@@ -182,6 +194,11 @@ export interface BoundQuery {
   readonly orderBy: readonly BoundOrderBy[];
   /** The properties to return, in entity-type order; `$select=*` or no `$select` gives every readable property. */
   readonly select: readonly Property[];
+  /**
+   * The navigations named in `$select` (`$select=Title,Author`): the client asked for their links, not their
+   * entities (those are `$expand`'s). The context URL lists them.
+   */
+  readonly selectNavigation?: readonly NavigationProperty[];
   readonly top?: number;
   readonly skip?: number;
   readonly count: boolean;

@@ -27,6 +27,56 @@ describe.each(kinds)('the reference server on %s', (storage) => {
     });
   const json = async (response: Response): Promise<Json> => (await response.json()) as Json;
 
+  describe('navigation', () => {
+    const q = encodeURIComponent;
+
+    it('expands an order with its lines, paged and counted per order', async () => {
+      const body = await json(
+        await get(
+          `/PurchaseOrders?$select=PONumber&$orderby=PONumber&$top=3&$expand=${q('Lines($select=LineNumber,PONumber;$orderby=LineNumber desc;$top=2;$count=true)')}`,
+        ),
+      );
+      expect(body['@odata.context']).toBe(`${s.root}/$metadata#PurchaseOrders(PONumber,Lines(PONumber,LineNumber))`);
+      expect(body.value!.length).toBe(3);
+      for (const order of body.value!) {
+        const lines = order['Lines'] as Json['value'] & object;
+        const count = await get(`/PurchaseOrders('${String(order['PONumber'])}')/Lines/$count`);
+        expect(order['Lines@odata.count']).toBe(Number(await count.text()));
+        expect(lines.length).toBe(Math.min(2, order['Lines@odata.count'] as number));
+        for (const line of lines) expect(line['PONumber']).toBe(order['PONumber']);
+        const numbers = lines.map((line) => line['LineNumber'] as number);
+        expect([...numbers].sort((a, b) => b - a)).toEqual(numbers);
+      }
+    });
+
+    it("filters and orders lines by their order's fields, and expands the order back", async () => {
+      const [order] = (await json(await get('/PurchaseOrders?$select=PONumber,VendorID&$top=1'))).value!;
+      const vendor = String(order!['VendorID']);
+      const ofVendor = (
+        await json(await get(`/PurchaseOrders?$select=PONumber&$filter=${q(`VendorID eq '${vendor}'`)}`))
+      ).value!.map((o) => o['PONumber']);
+      const lines = await json(
+        await get(
+          `/POLineItems?$select=PONumber,LineNumber&$filter=${q(`PurchaseOrder/VendorID eq '${vendor}'`)}&$orderby=${q('PurchaseOrder/OrderDate desc,PONumber,LineNumber')}&$expand=${q('PurchaseOrder($select=VendorID,OrderDate)')}&$count=true`,
+        ),
+      );
+      expect(lines.value!.length).toBeGreaterThan(0);
+      const dates: string[] = [];
+      for (const line of lines.value!) {
+        expect(ofVendor).toContain(line['PONumber']);
+        const parent = line['PurchaseOrder'] as Record<string, unknown>;
+        expect(parent['VendorID']).toBe(vendor);
+        dates.push(String(parent['OrderDate']));
+      }
+      expect([...dates].sort().reverse()).toEqual(dates);
+      // a line whose part is not there reads null through it: `eq null` keeps it, and no other comparison does
+      const all = Number(await (await get('/POLineItems/$count')).text());
+      const withPart = Number(await (await get(`/POLineItems/$count?$filter=${q('Part/PartID ne null')}`)).text());
+      const without = Number(await (await get(`/POLineItems/$count?$filter=${q('Part/PartID eq null')}`)).text());
+      expect(withPart + without).toBe(all);
+    });
+  });
+
   describe('collection reads', () => {
     it.each(entitySetNames)('GET %s answers OData JSON with a value array', async (set) => {
       const response = await get(`/${set}`);

@@ -31,8 +31,19 @@ const types: Record<
   }
 > = {
   Book: {
-    filters: ['Price gt 9', "Title lt 'M'", 'Price eq null', 'Editions/any()', "contains(Title,'a')", 'AuthorID eq 2'],
-    orders: ['Price desc', 'Title', 'Published desc,Title', 'AuthorID,Price'],
+    filters: [
+      'Price gt 9',
+      "Title lt 'M'",
+      'Price eq null',
+      'Editions/any()',
+      "contains(Title,'a')",
+      'AuthorID eq 2',
+      // through the author, who may not be there (then null)
+      "Author/Name ge 'S'",
+      'Author/Name eq null',
+      'Author/Books/$count gt 1',
+    ],
+    orders: ['Price desc', 'Title', 'Published desc,Title', 'AuthorID,Price', 'Author/Name desc,Price'],
     properties: ['ISBN', 'Title', 'AuthorID', 'Price', 'Published'],
     navigation: [
       { name: 'Author', target: 'Author', collection: false },
@@ -41,14 +52,20 @@ const types: Record<
     ],
   },
   Author: {
-    filters: ['AuthorID le 2', "Name ge 'S'", 'Books/any(b: b/Price gt 9)'],
+    filters: ['AuthorID le 2', "Name ge 'S'", 'Books/any(b: b/Price gt 9)', 'Books/all(b: b/Author/Name eq Name)'],
     orders: ['Name desc', 'AuthorID desc'],
     properties: ['AuthorID', 'Name'],
     navigation: [{ name: 'Books', target: 'Book', collection: true }],
   },
   Edition: {
-    filters: ['Year ge 1990', 'Number eq 1', 'Year lt 1980 or Number gt 2'],
-    orders: ['Year desc', 'Number', 'Year,ISBN desc'],
+    filters: [
+      'Year ge 1990',
+      'Number eq 1',
+      'Year lt 1980 or Number gt 2',
+      'Book/Price gt 9',
+      'Book/Author/Name ne null',
+    ],
+    orders: ['Year desc', 'Number', 'Year,ISBN desc', 'Book/Title desc,Number', 'Book/Author/Name,Year'],
     properties: ['ISBN', 'Number', 'Year'],
     navigation: [{ name: 'Book', target: 'Book', collection: false }],
   },
@@ -193,6 +210,8 @@ const roots: readonly { readonly url: string; readonly type: TypeName }[] = [
   { url: '/Authors', type: 'Author' },
   { url: '/Authors(2)', type: 'Author' },
   { url: '/Editions?$filter=Year gt 1970', type: 'Edition' },
+  { url: "/Editions?$filter=Book/Author/Name ge 'S'&$orderby=Book/Price desc,Year", type: 'Edition' },
+  { url: '/Books?$orderby=Author/Name,Title&$top=4', type: 'Book' },
   { url: `/Books(${encodeURIComponent(`'${isbns[1]}'`)})/Editions`, type: 'Edition' },
 ];
 

@@ -165,7 +165,15 @@ async function script(origin: string): Promise<Exchange[]> {
     ['navigation to a composite key', "/Books('978-0156027601')/Editions?$orderby=Number%20desc"],
     ['one of them by the rest of its key', "/Books('978-0156027601')/Editions(1)"],
     ['back to the book', "/Editions(ISBN='978-0441478125',Number=1)/Book/Title"],
-    ['a filter through a single-valued navigation', "/Books?$filter=Author/Name%20eq%20'x'"],
+    ['a filter through a single-valued navigation', "/Books?$filter=startswith(Author/Name,'Stan')&$select=Title"],
+    [
+      'paths through two single-valued navigations',
+      '/Editions?$filter=Book/Author/AuthorID%20eq%202%20and%20Book/Price%20gt%2010&$orderby=Book/Title,Number%20desc&$select=Number',
+    ],
+    ['an order through a single-valued navigation', '/Books?$orderby=Author/Name%20desc,Price&$select=Title'],
+    ['a navigation selected', "/Books?$select=Author&$filter=Title%20eq%20'Solaris'"],
+    ['a navigation selected, full metadata', "/Books?$select=Author&$filter=Title%20eq%20'Solaris'", { headers: FULL }],
+    ['a property through a navigation selected', '/Books?$select=Author/Name'],
     [
       'an edition of no book',
       '/Editions',
@@ -336,9 +344,49 @@ describe('a user model served by odata-engine/service', () => {
     });
     expect(by('one of them by the rest of its key').body).toMatchObject({ Number: 1, Year: 1970 });
     expect(by('back to the book').body).toMatchObject({ value: 'The Left Hand of Darkness' });
-    expect(by('a filter through a single-valued navigation')).toMatchObject({
-      status: 501,
-      body: { error: { code: 'NotImplemented' } },
+    // (The Cyberiad is deleted by then)
+    expect(by('a filter through a single-valued navigation').body).toMatchObject({ value: [{ Title: 'Solaris' }] });
+    expect(by('paths through two single-valued navigations').body).toMatchObject({
+      value: [{ Number: 2 }, { Number: 1 }],
+    });
+    // Ursula K. Le Guin before Stanisław Lem; a null price first among an author's books
+    expect(by('an order through a single-valued navigation').body).toMatchObject({
+      value: [
+        { Title: 'Earthsea' },
+        { Title: 'The Left Hand of Darkness' },
+        { Title: 'The Dispossessed' },
+        { Title: 'Solaris' },
+      ],
+    });
+    // selecting a navigation selects its link, which only full metadata writes
+    expect(by('a navigation selected').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Books(Author)',
+      value: [{}],
+    });
+    const solaris = "ORIGIN/odata/Books('978-0156027601')";
+    // (full metadata writes every navigation's link, selected or not, as Olingo does)
+    expect(by('a navigation selected, full metadata').body).toEqual({
+      '@odata.context': 'ORIGIN/odata/$metadata#Books(Author)',
+      value: [
+        {
+          '@odata.type': '#Library.Book',
+          '@odata.id': solaris,
+          '@odata.editLink': solaris,
+          'Author@odata.navigationLink': `${solaris}/Author`,
+          'Editions@odata.navigationLink': `${solaris}/Editions`,
+          'Reviews@odata.navigationLink': `${solaris}/Reviews`,
+        },
+      ],
+    });
+    expect(by('a property through a navigation selected')).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: 'TypeMismatch',
+          target: '$select',
+          message: expect.stringContaining('expand it: $expand=Author($select=Name)'),
+        },
+      },
     });
     expect(by('an edition of no book')).toMatchObject({
       status: 400,

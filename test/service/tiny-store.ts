@@ -2,7 +2,7 @@
 // the memory backend's runQuery (no prepareRead: the service's default path), transactions as a copy swapped in at
 // commit, one at a time. docs/embedding.md "Writing a store" describes what it implements.
 import { runQuery } from '../../src/backends/memory/compile.js';
-import type { Model, Row } from '../../src/model/schema.js';
+import type { Model, NavigationProperty, Row } from '../../src/model/schema.js';
 import {
   collectionOfType,
   duplicateKey,
@@ -24,20 +24,19 @@ export function tinyStore(model: Model, data: Record<string, Row[]>): Store {
     [...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)].every((k) => String(a[k]) === String(b[k]));
   const matching = (row: Row, where: Row): boolean =>
     Object.keys(where).every((k) => String(row[k]) === String(where[k]));
-  /** Each row with its navigations' rows, as lambdas (`any`, `all`) read them. */
-  const withChildren = (c: StoreCollection, rows: Row[]): Row[] =>
-    rows.map((row) => {
-      const out: Row = { ...row };
-      for (const navigation of c.entityType.navigation.values()) {
-        const target = collectionOfType(model, navigation.target());
-        const where = Object.fromEntries(Object.entries(navigation.foreignKey).map(([p, child]) => [child, row[p]]));
-        out[navigation.name] = rowsOf(tables, target).filter((child) => matching(child, where));
-      }
-      return out;
-    });
+  /** The rows a navigation leads to, as lambdas (`any`, `all`, `/$count`) and paths (`Author/Name`) read them. */
+  const related = (row: Row, navigation: NavigationProperty): Row[] | Row | null => {
+    const target = collectionOfType(model, navigation.target());
+    const where = Object.fromEntries(Object.entries(navigation.foreignKey).map(([p, child]) => [child, row[p]]));
+    // a null foreign key relates to nothing
+    const found = Object.values(where).some((v) => v === null || v === undefined)
+      ? []
+      : rowsOf(tables, target).filter((child) => matching(child, where));
+    return navigation.collection ? found : (found[0] ?? null);
+  };
   const read = async (c: StoreCollection, query: BoundQuery, options: { parent?: Row } = {}): Promise<ReadResult> => {
     const rows = rowsOf(tables, c).filter((row) => matching(row, options.parent ?? {}));
-    const { value, count } = runQuery(withChildren(c, rows), query);
+    const { value, count } = runQuery(rows, query, { related });
     return count === undefined ? { rows: value } : { rows: value, count };
   };
   return {

@@ -11,7 +11,7 @@ import {
   type ErrorCode,
   type QueryLimits,
 } from '../../src/index.js';
-import { Item } from './fixtures.js';
+import { Item, Line } from './fixtures.js';
 
 function bindFilter(filter: string, limits?: QueryLimits): BoundExpr {
   return validateQuery(parseQuery(`$filter=${encodeURIComponent(filter)}`), Item, limits).filter!;
@@ -284,7 +284,8 @@ describe('$orderby, $select, $top, limits', () => {
       ['$select=*,Zzz/Foo', 'UnknownProperty', 2],
       ['$select=*,Name/Foo', 'UnknownProperty', 7],
       ['$select=*,Secret', 'NotQueryable', 2],
-      ['$select=*,Lines', 'TypeMismatch', 2],
+      // a navigation selects its link; what lies beyond it is expanded, not selected
+      ['$select=*,Lines/Qty', 'TypeMismatch', 8],
     ] as const) {
       expect(
         errorOf(() => validateQuery(parseQuery(query), Item)),
@@ -309,7 +310,10 @@ describe('$orderby, $select, $top, limits', () => {
     }
     // an unqualified bound function with parameter names is ABNF (optionallyQualifiedFunctionName): the model has none
     expect(errorOf(() => validateQuery(parseQuery('$select=MostPopular(Location)'), Item)).code).toBe('NotImplemented');
-    expect(errorOf(() => validateQuery(parseQuery('$select=Lines'), Item))).toMatchObject({ code: 'TypeMismatch' });
+    expect(validateQuery(parseQuery('$select=Lines'), Item)).toMatchObject({
+      select: [],
+      selectNavigation: [Item.navigation.get('Lines')],
+    });
   });
 
   it('enforces the limits as LimitExceeded', () => {
@@ -434,5 +438,71 @@ describe('the order of a query without $orderby', () => {
 
   it('is replaced by an $orderby the client sends', () => {
     expect(orderOf('$orderby=ReadingID desc')).toEqual([['ReadingID', 'desc', false]]);
+  });
+});
+
+describe('paths through single-valued navigations', () => {
+  const bindLine = (query: string, limits?: QueryLimits) => validateQuery(parseQuery(query), Line, limits);
+
+  it('reads a property of the related row, nullable where the row may be missing', () => {
+    const filter = bindLine("$filter=Order/Name eq 'x'").filter!;
+    expect(filter).toMatchObject({
+      kind: 'comparison',
+      left: {
+        kind: 'property',
+        property: Item.properties.get('Name'),
+        // Name is not nullable, but an order that is not there reads null
+        nullable: true,
+        source: { kind: 'navigation', navigation: Line.navigation.get('Order'), from: { kind: 'root' } },
+      },
+    });
+    // through two navigations, in $orderby, in a lambda and from a lambda's variable
+    expect(bindLine('$orderby=Order/Price desc').orderBy[0]).toMatchObject({
+      direction: 'desc',
+      expr: { property: Item.properties.get('Price'), source: { kind: 'navigation' } },
+    });
+    expect(bindLine('$filter=Order/Lines/any(l: l/Order/Id eq OrderId)').filter).toMatchObject({
+      kind: 'lambda',
+      source: { kind: 'navigation' },
+      predicate: { left: { source: { kind: 'navigation', from: { kind: 'variable', name: 'l' } } } },
+    });
+    expect(validateQuery(parseQuery('$filter=Lines/$count($filter=Order/Active) gt 1'), Item).filter).toBeDefined();
+  });
+
+  it('refuses what is not a value, with the position and what would be', () => {
+    for (const [query, code, position, hint] of [
+      ['$filter=Order eq null', 'TypeMismatch', 0, 'compare one of its properties, as in Order/Id'],
+      ["$filter=Order/Nmae eq 'x'", 'UnknownProperty', 6, "did you mean 'Name'?"],
+      ['$filter=Order/any()', 'TypeMismatch', 6, 'any(...) needs a navigation collection'],
+      ['$filter=Order/Lines eq null', 'TypeMismatch', 6, 'use Lines/any(x: ...)'],
+      ['$orderby=Order', 'TypeMismatch', 0, 'Order/Id'],
+      ['$select=Order/Name', 'TypeMismatch', 6, 'expand it: $expand=Order($select=Name)'],
+    ] as const) {
+      const error = errorOf(() => bindLine(query));
+      expect([query, error.code, error.position]).toEqual([query, code, position]);
+      if (!error.message.includes(hint)) expect(error.message).toContain(hint);
+    }
+  });
+
+  it('counts each distinct path once against maxJoins', () => {
+    const limits = { maxJoins: 1 };
+    // one join, read twice
+    expect(() =>
+      bindLine("$filter=Order/Name eq 'a' and Order/Notes eq 'b'&$orderby=Order/Price", limits),
+    ).not.toThrow();
+    expect(
+      errorOf(() => bindLine("$filter=Order/Name eq 'a' and Order/Lines/any(l: l/Order/Notes eq 'b')", limits)),
+    ).toMatchObject({ code: 'LimitExceeded', target: '$filter', message: expect.stringContaining('maxJoins') });
+    // two lambdas with the same variable name are two scopes: two joins
+    expect(
+      errorOf(() =>
+        validateQuery(
+          parseQuery("$filter=Lines/any(l: l/Order/Name eq 'a') and Lines/any(l: l/Order/Name eq 'b')"),
+          Item,
+          limits,
+        ),
+      ),
+    ).toMatchObject({ code: 'LimitExceeded' });
+    expect(defaultLimits.maxJoins).toBe(16);
   });
 });

@@ -1,4 +1,5 @@
-// A small entity type with a property of every EDM type and a child collection, for binder tests.
+// A small entity type with a property of every EDM type and a child collection (whose rows lead back to it through a
+// single-valued navigation), for binder tests.
 import { defineEntityType, type EntityType } from '../../src/index.js';
 
 export const Line: EntityType = defineEntityType({
@@ -10,6 +11,7 @@ export const Line: EntityType = defineEntityType({
     Qty: { type: 'Edm.Decimal', precision: 12, scale: 2, nullable: false },
     Part: { type: 'Edm.String' },
   },
+  navigation: { Order: { target: () => Item, foreignKey: { OrderId: 'Id' }, collection: false } },
 });
 
 export const Item: EntityType = defineEntityType({

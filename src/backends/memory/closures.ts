@@ -4,8 +4,8 @@
 // decimal arithmetic or a cast needs a new value. A node that has a template (source.ts) is compiled from that
 // template instead, so each shape is decided in one place. Semantics: SEMANTICS.md.
 import type { EdmPrimitiveType } from '../../values/edm.js';
-import type { Property } from '../../model/schema.js';
-import type { BoundComparison, BoundExpr, BoundType } from '../../validate/bound.js';
+import type { NavigationProperty, Property } from '../../model/schema.js';
+import type { BoundComparison, BoundExpr, BoundType, PropertySource } from '../../validate/bound.js';
 import {
   ceilingDecimal,
   decimalToNumber,
@@ -48,6 +48,15 @@ import { comparer } from '../../values/compare.js';
 import { decimalOf, reader, toBig } from '../../values/read.js';
 import { literalValue, type Eval, type Row } from './working-values.js';
 
+/**
+ * The rows a navigation leads to from a row: an array of rows for a collection, a row (or null or undefined: none)
+ * for a single-valued navigation.
+ */
+export type RelatedRows = (row: Row, navigation: NavigationProperty) => unknown;
+
+/** By default a row carries its related rows under the navigation's name (`row.Lines`, `row.PurchaseOrder`). */
+export const ownMember: RelatedRows = (row, navigation) => row[navigation.name];
+
 /** Compiles bound expressions to closures; lambda variables read their row from a shared frame. */
 export class ClosureCompiler implements Closures {
   /** The current row of each lambda variable, by the slot assigned at compile time. */
@@ -61,6 +70,8 @@ export class ClosureCompiler implements Closures {
   private readonly functions: FunctionCache = new Map();
   /** `now()` is read once per run so that every row sees the same instant. */
   now = Date.now();
+
+  constructor(private readonly related: RelatedRows = ownMember) {}
 
   /** The slot of the innermost variable with this name. */
   private slot(variable: string): number {
@@ -96,7 +107,7 @@ export class ClosureCompiler implements Closures {
         return () => value;
       }
       case 'property':
-        return this.property(expr.property, expr.source.kind === 'root' ? undefined : expr.source.name);
+        return this.property(expr.property, expr.source);
       case 'convert':
         return this.convert(this.compile(expr.operand), expr.operand.type, expr.type);
       case 'comparison':
@@ -140,21 +151,57 @@ export class ClosureCompiler implements Closures {
     }
   }
 
-  private rowOf(variable: string | undefined): (row: Row) => Row | undefined {
-    if (variable === undefined) return (row) => row;
-    const slot = this.slot(variable);
-    const frame = this.frame;
-    return () => frame[slot];
+  /** The row a source reads: the row itself, a lambda variable's, or the row a single-valued navigation finds. */
+  private rowOf(source: PropertySource): (row: Row) => Row | undefined {
+    switch (source.kind) {
+      case 'root':
+        return (row) => row;
+      case 'variable': {
+        const slot = this.slot(source.name);
+        const frame = this.frame;
+        return () => frame[slot];
+      }
+      case 'navigation': {
+        const from = this.rowOf(source.from);
+        const { navigation } = source;
+        const related = this.related;
+        return (row) => {
+          const base = from(row);
+          if (base === undefined) return undefined;
+          const found = related(base, navigation);
+          return typeof found === 'object' && found !== null && !Array.isArray(found) ? (found as Row) : undefined;
+        };
+      }
+    }
   }
 
-  private property(property: Property, variable: string | undefined): Eval {
+  private property(property: Property, source: PropertySource): Eval {
     const name = property.name;
     // instants: the usual text forms by the hand-rolled parser the generated filter uses, anything else as read.ts reads it
     const read = property.type === 'Edm.DateTimeOffset' ? readInstantFast : reader(property.type);
-    if (variable === undefined) return (row) => read(row[name]);
-    const slot = this.slot(variable);
-    const frame = this.frame;
-    return () => read(frame[slot]![name]);
+    if (source.kind === 'root') return (row) => read(row[name]);
+    if (source.kind === 'variable') {
+      const slot = this.slot(source.name);
+      const frame = this.frame;
+      return () => read(frame[slot]![name]);
+    }
+    const rowOf = this.rowOf(source);
+    return (row) => {
+      const found = rowOf(row);
+      return found === undefined ? null : read(found[name]);
+    };
+  }
+
+  /** The rows of a navigation collection from a source's row (none where there is no row or no array). */
+  private childrenOf(source: PropertySource, navigation: NavigationProperty): (row: Row) => readonly Row[] | undefined {
+    const rowOf = this.rowOf(source);
+    const related = this.related;
+    return (row) => {
+      const base = rowOf(row);
+      if (base === undefined) return undefined;
+      const children = related(base, navigation);
+      return Array.isArray(children) ? (children as Row[]) : undefined;
+    };
   }
 
   private convert(operand: Eval, from: BoundType, to: EdmPrimitiveType): Eval {
@@ -476,8 +523,7 @@ export class ClosureCompiler implements Closures {
   }
 
   private lambda(expr: Extract<BoundExpr, { kind: 'lambda' }>): Eval {
-    const source = this.rowOf(expr.source.kind === 'root' ? undefined : expr.source.name);
-    const name = expr.navigation.name;
+    const childrenOf = this.childrenOf(expr.source, expr.navigation);
     const frame = this.frame;
     const [slot, predicate] = this.withVariable(
       expr.variable,
@@ -485,8 +531,8 @@ export class ClosureCompiler implements Closures {
     );
     const any = expr.operator === 'any';
     return (row) => {
-      const children = source(row)?.[name];
-      if (!Array.isArray(children)) return !any;
+      const children = childrenOf(row);
+      if (children === undefined) return !any;
       if (predicate === undefined) return children.length > 0;
       for (let i = 0; i < children.length; i++) {
         frame[slot] = children[i] as Row;
@@ -498,16 +544,15 @@ export class ClosureCompiler implements Closures {
   }
 
   private count(expr: Extract<BoundExpr, { kind: 'count' }>): Eval {
-    const source = this.rowOf(expr.source.kind === 'root' ? undefined : expr.source.name);
-    const name = expr.navigation.name;
+    const childrenOf = this.childrenOf(expr.source, expr.navigation);
     const frame = this.frame;
     const [slot, filter] = this.withVariable(
       expr.variable,
       (slot) => [slot, expr.filter === undefined ? undefined : this.compile(expr.filter)] as const,
     );
     return (row) => {
-      const children = source(row)?.[name];
-      if (!Array.isArray(children)) return 0;
+      const children = childrenOf(row);
+      if (children === undefined) return 0;
       if (filter === undefined) return children.length;
       let n = 0;
       for (let i = 0; i < children.length; i++) {

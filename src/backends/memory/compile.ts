@@ -2,12 +2,22 @@
 // closures, closures.ts), then run over arrays many times: filter, count, order (order.ts), page and project.
 // Semantics: SEMANTICS.md.
 import type { BoundQuery } from '../../validate/bound.js';
-import { ClosureCompiler } from './closures.js';
+import { ClosureCompiler, type RelatedRows } from './closures.js';
 import { BoundedHeap, comparatorOf, sortAll, sortKeysOf } from './order.js';
 import { generatedPredicate } from './source.js';
 import type { Row } from './working-values.js';
 
 export type { Row } from './working-values.js';
+export type { RelatedRows } from './closures.js';
+
+export interface CompileOptions {
+  /**
+   * Where the rows read through navigations come from (`any`, `all`, `/$count`, `PurchaseOrder/VendorID`): an array
+   * of rows for a collection, a row or null for a single-valued navigation. By default each row carries them under
+   * the navigation's name (`row.Lines = [...]`, `row.PurchaseOrder = {...}`); a store gives them from its own indexes.
+   */
+  readonly related?: RelatedRows;
+}
 
 export interface RunResult<R> {
   /** The rows of the page, projected to the selected properties. */
@@ -30,8 +40,8 @@ export interface CompiledQuery {
 }
 
 /** Compiles a bound query once; the result runs over any number of row arrays. */
-export function compileQuery(bound: BoundQuery): CompiledQuery {
-  const compiler = new ClosureCompiler();
+export function compileQuery(bound: BoundQuery, options: CompileOptions = {}): CompiledQuery {
+  const compiler = new ClosureCompiler(options.related);
   const matches = bound.filter === undefined ? () => true : generatedPredicate(bound.filter, compiler);
   const keys = sortKeysOf(bound.orderBy, compiler);
   const compare = comparatorOf(keys);
@@ -74,6 +84,6 @@ export function compileQuery(bound: BoundQuery): CompiledQuery {
 }
 
 /** Compiles and runs in one call. */
-export function runQuery<R extends Row>(rows: Iterable<R>, bound: BoundQuery): RunResult<R> {
-  return compileQuery(bound).run(rows);
+export function runQuery<R extends Row>(rows: Iterable<R>, bound: BoundQuery, options?: CompileOptions): RunResult<R> {
+  return compileQuery(bound, options).run(rows);
 }

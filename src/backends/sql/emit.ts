@@ -30,13 +30,22 @@ export interface SqlTable {
 
 export interface SqlOptions extends SqlTable {
   readonly dialect: SqlDialectName;
-  /** The child tables of navigation collections (`any`, `all`, `$count`), by navigation name. */
-  readonly navigation?: Readonly<Record<string, SqlTable>>;
   /**
-   * Column values every row must have, on the root table and every child table (the tenant's site): ANDed outside
-   * the user's filter, so no filter can reach another scope's rows.
+   * The tables of the navigations a query reads through: child tables of collections (`any`, `all`, `$count`) and the
+   * tables single-valued navigations join (`PurchaseOrder/VendorID`). By navigation name, or, where one name leads to
+   * different tables from different types (`Lines` of orders and of requests), a function of the navigation.
+   */
+  readonly navigation?: Readonly<Record<string, SqlTable>> | ((navigation: NavigationProperty) => SqlTable | undefined);
+  /**
+   * Column values every row must have, on the root table and every child and joined table (the tenant's site):
+   * ANDed outside the user's filter, so no filter can reach another scope's rows.
    */
   readonly scope?: Readonly<Record<string, SqlParam>>;
+  /**
+   * Column values the root table's rows must have beside `scope`, and only they (the parent of a contained
+   * collection read under it: `WONumber` of a work order's comments).
+   */
+  readonly parent?: Readonly<Record<string, SqlParam>>;
   /**
    * Puts the dialect's row check first in every WHERE (the root's and each subquery's), so that the statement can be
    * stopped at a deadline even inside the database's own code. SQLite only (`odata_deadline()` for one row in 64 by
@@ -110,6 +119,12 @@ interface Scope {
   /** The alias rows of this scope are read through. */
   readonly alias: string;
   readonly table: SqlTable;
+  /**
+   * The tables single-valued navigations from this scope's rows join, by navigation name (one join however many
+   * properties are read through it), in the order they were needed. A LEFT JOIN: a row without a related row stays,
+   * and reads null through it.
+   */
+  readonly joins: Map<string, { readonly scope: Scope; readonly on: Sql }>;
 }
 
 export class SqlEmitter {
@@ -125,7 +140,7 @@ export class SqlEmitter {
     private readonly options: SqlOptions,
     private readonly entityType: EntityType,
   ) {
-    this.root = { alias: 't0', table: options };
+    this.root = { alias: 't0', table: options, joins: new Map() };
   }
 
   // ── statements ─────────────────────────────────────────────────────────────
@@ -138,6 +153,7 @@ export class SqlEmitter {
     const parts = [
       ...this.rowChecks(this.root),
       ...this.scopeConditions(this.root),
+      ...this.conditions(this.root, this.options.parent),
       ...(also === undefined ? [] : [also]),
     ];
     if (bound.filter === undefined) return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
@@ -157,7 +173,7 @@ export class SqlEmitter {
       bound.top === undefined ? undefined : count(bound.top),
       bound.skip === undefined || bound.skip === 0 ? undefined : count(bound.skip),
     );
-    return `SELECT ${columns} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${where}${order === '' ? '' : ` ORDER BY ${order}`}${limit === '' ? '' : ` ${limit}`}`;
+    return `SELECT ${columns} FROM ${this.from(this.root)} WHERE ${where}${order === '' ? '' : ` ORDER BY ${order}`}${limit === '' ? '' : ` ${limit}`}`;
   }
 
   /**
@@ -186,7 +202,8 @@ export class SqlEmitter {
             ),
           );
     const order = this.order(bound);
-    const from = `FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${this.where(bound, matches)}`;
+    const where = this.where(bound, matches);
+    const from = `FROM ${this.from(this.root)} WHERE ${where}`;
     const skip = bound.skip ?? 0;
     const integer = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
     const limit = link.limit === undefined ? '' : ` ${d.limit(integer(link.limit), undefined)}`;
@@ -207,9 +224,9 @@ export class SqlEmitter {
     return `SELECT * FROM (SELECT ${columns}, ${windows.join(', ')} ${from}) AS ${d.quoteIdentifier('related')}${kept} ORDER BY ${row}${limit}`;
   }
 
-  /** The selected columns, each named after its property. */
+  /** The selected columns, each named after its property (the key where none is selected: SQL selects something). */
   private columns(bound: BoundQuery): Sql {
-    return bound.select
+    return (bound.select.length === 0 ? bound.entityType.key : bound.select)
       .map((p) => `${this.column(this.root, p)} AS ${this.dialect.quoteIdentifier(p.name)}`)
       .join(', ');
   }
@@ -242,7 +259,13 @@ export class SqlEmitter {
   }
 
   count(bound: BoundQuery): Sql {
-    return `SELECT COUNT(*) AS ${this.dialect.quoteIdentifier('count')} FROM ${this.tableName(this.root.table)} AS ${this.root.alias} WHERE ${this.where(bound)}`;
+    const where = this.where(bound);
+    return `SELECT COUNT(*) AS ${this.dialect.quoteIdentifier('count')} FROM ${this.from(this.root)} WHERE ${where}`;
+  }
+
+  /** Whether the statement so far reads through single-valued navigations (then `where` alone is not enough). */
+  get joins(): boolean {
+    return this.root.joins.size > 0;
   }
 
   /** Replaces parameter markers with the dialect's placeholders, in textual order. */
@@ -301,11 +324,74 @@ export class SqlEmitter {
   }
 
   private scopeConditions(scope: Scope): Sql[] {
-    return Object.entries(this.options.scope ?? {}).map(([column, value]) =>
+    return this.conditions(scope, this.options.scope);
+  }
+
+  private conditions(scope: Scope, values: Readonly<Record<string, SqlParam>> | undefined): Sql[] {
+    return Object.entries(values ?? {}).map(([column, value]) =>
       value === null
         ? `${scope.alias}.${this.dialect.quoteIdentifier(column)} IS NULL`
         : `${scope.alias}.${this.dialect.quoteIdentifier(column)} = ${this.rawParam(value)}`,
     );
+  }
+
+  /**
+   * A scope's table and the tables joined to it (`t0 LEFT JOIN part AS t1 ON ...`), written after everything that
+   * reads the scope, since reading through a navigation adds its join.
+   */
+  private from(scope: Scope): Sql {
+    let sql = `${this.tableName(scope.table)} AS ${scope.alias}`;
+    const add = (of: Scope): void => {
+      for (const { scope: joined, on } of of.joins.values()) {
+        sql += ` LEFT JOIN ${this.tableName(joined.table)} AS ${joined.alias} ON ${on}`;
+        add(joined);
+      }
+    };
+    add(scope);
+    return sql;
+  }
+
+  /** The rows a source reads: the root's, a lambda variable's, or those a single-valued navigation joins. */
+  private scopeOf(source: PropertySource): Scope {
+    switch (source.kind) {
+      case 'root':
+        return this.root;
+      case 'variable': {
+        const scope = this.variables.get(source.name);
+        if (scope === undefined) throw new Error(`Unbound lambda variable ${source.name}`);
+        return scope;
+      }
+      case 'navigation': {
+        const from = this.scopeOf(source.from);
+        const { navigation } = source;
+        const known = from.joins.get(navigation.name);
+        if (known !== undefined) return known.scope;
+        const scope: Scope = { alias: `t${++this.aliasCount}`, table: this.tableOf(navigation), joins: new Map() };
+        // the target's key = this row's foreign key, and the tenant's scope, in ON: a row without its related row is
+        // kept (a LEFT JOIN), and every property read through it is null
+        const on = [
+          ...Object.entries(navigation.foreignKey).map(
+            ([property, targetProperty]) => `${this.column(scope, targetProperty)} = ${this.column(from, property)}`,
+          ),
+          ...this.scopeConditions(scope),
+        ];
+        from.joins.set(navigation.name, { scope, on: on.join(' AND ') });
+        return scope;
+      }
+    }
+  }
+
+  private tableOf(navigation: NavigationProperty): SqlTable {
+    const tables = this.options.navigation;
+    const table = typeof tables === 'function' ? tables(navigation) : tables?.[navigation.name];
+    if (table === undefined) {
+      throw new ODataError(
+        'NotImplemented',
+        `The SQL backend was given no table for the navigation ${navigation.name} (options.navigation)`,
+        { target: this.target },
+      );
+    }
+    return table;
   }
 
   /** The row check of `deadlineChecks`: first in a WHERE, so that it runs for every row visited, kept or not. */
@@ -480,10 +566,7 @@ export class SqlEmitter {
   }
 
   private property(property: Property, source: PropertySource, expr: BoundExpr): Sql {
-    const scope = source.kind === 'root' ? this.root : this.variables.get(source.name);
-    if (scope === undefined)
-      throw new Error(`Unbound lambda variable ${source.kind === 'variable' ? source.name : ''}`);
-    return this.readColumn(this.column(scope, property), property, expr);
+    return this.readColumn(this.column(this.scopeOf(source), property), property, expr);
   }
 
   /** A column as a value of its EDM type (a dialect may keep decimals as scaled integers: ScaledDecimals). */
@@ -592,9 +675,7 @@ export class SqlEmitter {
       operator = mirror(operator);
     }
     if (left.kind !== 'property' || right.kind !== 'literal' || right.value.type !== 'Edm.Decimal') return undefined;
-    const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name);
-    if (scope === undefined) return undefined;
-    const column = this.column(scope, left.property);
+    const column = this.column(this.scopeOf(left.source), left.property);
     const scale = this.scaleOf(scaled, left.property, expr);
     // a lifted literal: the bound is a parameter that follows from the written value, where the form stays the same
     const slot = liftedSlot(right.value);
@@ -688,7 +769,7 @@ export class SqlEmitter {
       if (left.kind !== 'property' || !items.every((i) => i.kind === 'literal' && i.value.type === 'Edm.Decimal')) {
         return undefined;
       }
-      const scope = left.source.kind === 'root' ? this.root : this.variables.get(left.source.name)!;
+      const scope = this.scopeOf(left.source);
       const scale = this.scaleOf(scaled, left.property, left);
       const exact = items
         .map((i) =>
@@ -1029,36 +1110,29 @@ export class SqlEmitter {
 
   // ── navigation ─────────────────────────────────────────────────────────────
 
-  /** Opens a child scope for a navigation: `FROM child AS tN WHERE child.fk = parent.key AND scope`. */
+  /**
+   * Opens a child scope for a navigation collection; `body` writes the subquery from its `FROM child AS tN WHERE
+   * child.fk = parent.key AND scope` (with the joins the body's reads add, so it is written after them).
+   */
   private childScope(
     navigation: NavigationProperty,
     source: PropertySource,
     variable: string,
-  ): { scope: Scope; from: Sql } {
-    const table = this.options.navigation?.[navigation.name];
-    if (table === undefined) {
-      throw new ODataError(
-        'NotImplemented',
-        `The SQL backend was given no table for the navigation ${navigation.name} (options.navigation.${navigation.name})`,
-        { target: '$filter' },
-      );
-    }
-    const parent = source.kind === 'root' ? this.root : this.variables.get(source.name)!;
-    const scope: Scope = { alias: `t${++this.aliasCount}`, table };
+    body: (from: () => Sql) => Sql,
+  ): Sql {
+    const table = this.tableOf(navigation);
+    const parent = this.scopeOf(source);
+    const scope: Scope = { alias: `t${++this.aliasCount}`, table, joins: new Map() };
     const join = Object.entries(navigation.foreignKey).map(
       ([parentKey, childColumn]) => `${this.column(scope, childColumn)} = ${this.column(parent, parentKey)}`,
     );
     // the row check before the join condition too: without an index on it, every child row is visited
     join.unshift(...this.rowChecks(scope));
     join.push(...this.scopeConditions(scope));
-    this.variables.set(variable, scope);
-    return { scope, from: `FROM ${this.tableName(table)} AS ${scope.alias} WHERE ${join.join(' AND ')}` };
-  }
-
-  private withChild<T>(variable: string, body: () => T): T {
     const previous = this.variables.get(variable);
+    this.variables.set(variable, scope);
     try {
-      return body();
+      return body(() => `FROM ${this.from(scope)} WHERE ${join.join(' AND ')}`);
     } finally {
       if (previous === undefined) this.variables.delete(variable);
       else this.variables.set(variable, previous);
@@ -1066,20 +1140,22 @@ export class SqlEmitter {
   }
 
   private lambda(expr: Extract<BoundExpr, { kind: 'lambda' }>): Sql {
-    return this.withChild(expr.variable, () => {
-      const { from } = this.childScope(expr.navigation, expr.source, expr.variable);
-      if (expr.predicate === undefined) return `EXISTS (SELECT 1 ${from})`;
-      if (expr.operator === 'any') return `EXISTS (SELECT 1 ${from} AND ${this.boolean(expr.predicate, 'where')})`;
+    return this.childScope(expr.navigation, expr.source, expr.variable, (from) => {
+      if (expr.predicate === undefined) return `EXISTS (SELECT 1 ${from()})`;
+      if (expr.operator === 'any') {
+        const predicate = this.boolean(expr.predicate, 'where');
+        return `EXISTS (SELECT 1 ${from()} AND ${predicate})`;
+      }
       // all: no child for which the predicate is not true (false and null both fail it)
-      return `(NOT EXISTS (SELECT 1 ${from} AND ${this.notTrue(this.boolean(expr.predicate, 'where'))}))`;
+      const failing = this.notTrue(this.boolean(expr.predicate, 'where'));
+      return `(NOT EXISTS (SELECT 1 ${from()} AND ${failing}))`;
     });
   }
 
   private countOf(expr: Extract<BoundExpr, { kind: 'count' }>): Sql {
-    return this.withChild(expr.variable, () => {
-      const { from } = this.childScope(expr.navigation, expr.source, expr.variable);
+    return this.childScope(expr.navigation, expr.source, expr.variable, (from) => {
       const filter = expr.filter === undefined ? '' : ` AND ${this.boolean(expr.filter, 'where')}`;
-      return `(SELECT COUNT(*) ${from}${filter})`;
+      return `(SELECT COUNT(*) ${from()}${filter})`;
     });
   }
 
@@ -1094,8 +1170,7 @@ export class SqlEmitter {
     if (expr.type === 'Edm.Binary') throw this.unsupported(expr, 'ordering by a binary value');
     if (expr.kind === 'property' && expr.type === 'Edm.Decimal' && d.storage.scaledDecimals !== undefined) {
       // scaled integers order as their decimals do
-      const scope = expr.source.kind === 'root' ? this.root : this.variables.get(expr.source.name)!;
-      return this.column(scope, expr.property);
+      return this.column(this.scopeOf(expr.source), expr.property);
     }
     const value = this.value(expr);
     if (expr.type === 'Edm.Decimal') return d.decimalSortKey(value);

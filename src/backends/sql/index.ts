@@ -1,4 +1,5 @@
 // odata-engine/sql: a bound query as parameterized SQL for SQLite, PostgreSQL and MySQL/MariaDB (docs/backends.md).
+import { ODataError } from '../../errors.js';
 import type { BoundQuery } from '../../validate/bound.js';
 import { dialects } from './dialects.js';
 import { SqlEmitter, type RelatedLink, type SqlOptions, type SqlStatement } from './emit.js';
@@ -35,10 +36,22 @@ export function toSqlRelated(bound: BoundQuery, options: SqlOptions, link: Relat
   return e.finish(e.related(bound, link));
 }
 
-/** The condition alone, reading the table through the alias `t0`, for a statement of your own. */
+/**
+ * The condition alone, reading the table through the alias `t0`, for a statement of your own. A filter that reads
+ * through a single-valued navigation (`PurchaseOrder/VendorID`) needs a join in the FROM clause, which this cannot
+ * give: it is refused (use toSql or toSqlCount).
+ */
 export function toSqlWhere(bound: BoundQuery, options: SqlOptions): SqlStatement {
   const e = emitter(bound, options);
-  return e.finish(e.where(bound));
+  const where = e.where(bound);
+  if (e.joins) {
+    throw new ODataError(
+      'NotImplemented',
+      'toSqlWhere cannot read through a single-valued navigation: the condition needs a join (use toSql or toSqlCount)',
+      { target: '$filter' },
+    );
+  }
+  return e.finish(where);
 }
 
 /** `SELECT COUNT(*) AS count` of the rows matching the filter (and scope), for `$count`. */

@@ -10,11 +10,12 @@ import {
   type SqlOptions,
   type SqlParam,
   type SqlStatement,
+  type SqlTable,
 } from '../../backends/sql/index.js';
 import type { Statements, Storage, TableDefinition } from '../../backends/sql/dialect.js';
 import { dialects } from '../../backends/sql/dialects.js';
 import { ODataError } from '../../errors.js';
-import type { EntityType, Model, Property, Row } from '../../model/schema.js';
+import type { EntityType, Model, NavigationProperty, Property, Row } from '../../model/schema.js';
 import type { BoundQuery } from '../../validate/bound.js';
 import { rebindStatement } from '../../backends/sql/emit.js';
 import { rawEntityWriter } from '../json.js';
@@ -138,8 +139,12 @@ export class SqlStore implements Store {
   private readonly increment: readonly { readonly sql: string; readonly keyed: boolean }[];
   private readonly scopeColumns: readonly string[];
   private readonly scopeValues: readonly SqlParam[];
-  /** Every collection's table, for navigation subqueries (`any`, `all`, `/$count`). */
+  /** Every collection's table, for navigation subqueries (`any`, `all`, `/$count`) and joins. */
   private readonly tableOfType = new Map<EntityType, string>();
+  private readonly navigationTables = (navigation: NavigationProperty): SqlTable | undefined => {
+    const table = this.tableOfType.get(navigation.target());
+    return table === undefined ? undefined : { table };
+  };
   readonly collections: ReadonlyMap<string, StoreCollection>;
 
   constructor(
@@ -205,16 +210,12 @@ export class SqlStore implements Store {
       const property = c.entityType.properties.get(name)!;
       parentScope[name] = this.encode(property, (parent as Row | undefined)?.[name]);
     }
-    const navigation: Record<string, { table: string }> = {};
-    for (const nav of c.entityType.navigation.values()) {
-      const table = this.tableOfType.get(nav.target());
-      if (table !== undefined) navigation[nav.name] = { table };
-    }
     return {
       dialect: this.driver.dialect,
       table: this.table(c),
-      navigation,
-      scope: { ...this.scope, ...parentScope },
+      navigation: this.navigationTables,
+      scope: this.scope,
+      parent: parentScope,
       // SQLite: a row check in every WHERE, so that the statement stops at its budget wherever it is (its rowCheck)
       deadlineChecks: true,
     };

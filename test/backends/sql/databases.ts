@@ -225,7 +225,11 @@ export function thingDatabases(things: readonly Row[] = [], parts: readonly Row[
 export const thingOptions = (db: TestDatabase): SqlOptions => ({
   dialect: db.dialect,
   table: db.tableName('thing'),
-  navigation: { Parts: { table: db.tableName('part') } },
+  navigation: {
+    Parts: { table: db.tableName('part') },
+    Twin: { table: db.tableName('thing') },
+    Owner: { table: db.tableName('thing') },
+  },
 });
 
 export { decodeRow };

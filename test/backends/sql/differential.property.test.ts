@@ -17,7 +17,6 @@ const QUERIES_PER_SET = 10;
 
 const databases = thingDatabases();
 
-
 /** Values in one comparable form: decimals and Int64 as canonical text, instants as ISO text. */
 function normalize(bound: BoundQuery, rows: readonly Row[]): unknown[] {
   return rows.map((row) =>

@@ -44,16 +44,26 @@ const op = (a: fc.Arbitrary<string>, operator: fc.Arbitrary<string>, b: fc.Arbit
 
 function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<string> {
   const lit = literal[type];
-  const leaf: Record<Exclude<T, 'Boolean'>, fc.Arbitrary<string>> = {
-    String: pick('S', 'T'),
-    Int32: pick('I', 'Id'),
-    Int64: pick('L'),
-    Decimal: pick('D'),
-    Double: pick('F'),
-    Date: pick('Day'),
-    Instant: pick('At'),
-    Guid: pick('G'),
+  // a property of the thing itself, or read through its twin (a join; null where it has none)
+  const own: Record<Exclude<T, 'Boolean'>, string[]> = {
+    String: ['S', 'T'],
+    Int32: ['I', 'Id'],
+    Int64: ['L'],
+    Decimal: ['D'],
+    Double: ['F'],
+    Date: ['Day'],
+    Instant: ['At'],
+    Guid: ['G'],
   };
+  const leafOf = (names: string[]): fc.Arbitrary<string> =>
+    fc.oneof(
+      { weight: 4, arbitrary: pick(...names) },
+      { weight: 1, arbitrary: pick(...names.map((n) => `Twin/${n}`), `Twin/Twin/${names[0]!}`) },
+    );
+  const leaf = Object.fromEntries(Object.entries(own).map(([t, names]) => [t, leafOf(names)])) as Record<
+    Exclude<T, 'Boolean'>,
+    fc.Arbitrary<string>
+  >;
   if (depth <= 0) return fc.oneof({ weight: 3, arbitrary: leaf[type] }, { weight: 1, arbitrary: lit });
   // a bare null in every argument position and operand (never both operands of one operator: that has no type)
   const v = (t: Exclude<T, 'Boolean'>) => orNull(valueOf(t, depth - 1));
@@ -88,7 +98,7 @@ function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<strin
       fn('hour', orNull(pick('time(At)', '08:30:00', '23:59:59.999'))),
       fn('minute', orNull(pick('time(At)', '08:30:00'))),
       fn('second', orNull(pick('time(At)', '00:00:59.5'))),
-      pick('Parts/$count', 'Parts/$count($filter=Q gt 0)'),
+      pick('Parts/$count', 'Parts/$count($filter=Q gt 0)', 'Twin/Parts/$count', 'Parts/$count($filter=Owner/I eq Q)'),
       fc.tuple(w('Int32')).map(([x]) => `(-${x})`),
       fc.tuple(v('Decimal')).map(([x]) => `cast(${x},Edm.Int32)`),
     ],
@@ -213,7 +223,10 @@ function booleanOf(depth: number): fc.Arbitrary<string> {
     .constantFrom(...comparable)
     .chain((type) => op(valueOf(type, Math.min(depth, 2)), pick('eq', 'ne', 'gt', 'ge', 'lt', 'le'), valueOf(type, 1)));
   const nullTest = fc
-    .tuple(pick('S', 'B', 'I', 'L', 'D', 'F', 'Day', 'At', 'G', 'tolower(S)', 'I add 1'), pick('eq', 'ne'))
+    .tuple(
+      pick('S', 'B', 'I', 'L', 'D', 'F', 'Day', 'At', 'G', 'tolower(S)', 'I add 1', 'Twin/S', 'Twin/Id', 'Twin/Twin/B'),
+      pick('eq', 'ne'),
+    )
     .map(([x, o]) => `(${x} ${o} null)`);
   const mixed = op(pick('Day', 'date(At)'), pick('eq', 'lt', 'ge'), pick('At', ...edgeInstants)); // Date promoted to an instant
   const numbers = op(pick('I', 'L', 'D'), pick('eq', 'lt', 'gt'), pick('F', '2.5e0', 'D', 'L')); // promotions between numeric types
@@ -312,6 +325,14 @@ function booleanOf(depth: number): fc.Arbitrary<string> {
         'Parts/any(p:p/Name eq S)',
         "Parts/all(p:startswith(p/Name,'a'))",
         'Parts/any(p:p/Q eq I)',
+        // single-valued paths inside lambdas and lambdas from a joined row
+        'Parts/any(p:p/Owner/Twin/I eq p/Q)',
+        'Parts/all(p:p/Owner/S eq S)',
+        'Twin/Parts/any()',
+        'Twin/Parts/any(p:p/Q gt Twin/I)',
+        'Twin/Parts/all(p:p/Owner/Twin/Id ne Id)',
+        'Twin/B',
+        'Twin/Twin/B eq B',
       ),
     },
   );
@@ -345,6 +366,10 @@ const orderItem = fc
       'I mod 3',
       'F add 1e0',
       'Parts/$count',
+      'Twin/S',
+      'Twin/D',
+      'Twin/Twin/At',
+      'Twin/Parts/$count',
       'D divby 200000000000000000001',
       'time(At)',
       'cast(S,Edm.Int32)',

@@ -1,5 +1,6 @@
-// The entity types and edge values the SQL backend's tests share: one nullable column of every stored type, and a
-// child collection for lambdas and $count.
+// The entity types and edge values the SQL backend's tests share: one nullable column of every stored type, a
+// child collection for lambdas and $count, and single-valued navigations for paths that join (a part's owner, and a
+// thing's twin: the thing whose Id is its I, often none).
 import fc from 'fast-check';
 import { defineEntityType, type EntityType } from '../../../src/model/schema.js';
 
@@ -12,6 +13,7 @@ export const Part: EntityType = defineEntityType({
     Q: { type: 'Edm.Int32' },
     Name: { type: 'Edm.String', maxLength: 40 },
   },
+  navigation: { Owner: { target: () => Thing, foreignKey: { ThingId: 'Id' }, collection: false } },
 });
 
 export const Thing: EntityType = defineEntityType({
@@ -30,7 +32,10 @@ export const Thing: EntityType = defineEntityType({
     At: { type: 'Edm.DateTimeOffset' },
     G: { type: 'Edm.Guid' },
   },
-  navigation: { Parts: { target: () => Part, foreignKey: { Id: 'ThingId' } } },
+  navigation: {
+    Parts: { target: () => Part, foreignKey: { Id: 'ThingId' } },
+    Twin: { target: () => Thing, foreignKey: { I: 'Id' }, collection: false },
+  },
 });
 
 /** Strings that find the traps: case, accents, astral characters, LIKE wildcards, quotes, trailing spaces. */
@@ -162,7 +167,17 @@ export const dataSet: fc.Arbitrary<{ things: Row[]; parts: Row[] }> = fc
   )
   .map(([things, parts]) => ({ things, parts: parts.map((p, i) => ({ PartId: i + 1, ...p })) }));
 
-/** Things with their parts attached (`row.Parts`), the form the memory backend reads navigation from. */
+/**
+ * Things with their related rows attached, the form the memory backend reads navigation from by default: `row.Parts`
+ * (each part with its `Owner`) and `row.Twin` (a thing, or null).
+ */
 export function withParts(things: readonly Row[], parts: readonly Row[]): Row[] {
-  return things.map((t) => ({ ...t, Parts: parts.filter((p) => p.ThingId === t.Id) }));
+  const graph = things.map((t) => ({ ...t }));
+  const byId = new Map(graph.map((t) => [t.Id, t]));
+  const linked: Row[] = parts.map((p) => ({ ...p, Owner: byId.get(p.ThingId) ?? null }));
+  for (const t of graph) {
+    t.Parts = linked.filter((p) => p.ThingId === t.Id);
+    t.Twin = byId.get(t.I) ?? null;
+  }
+  return graph;
 }

@@ -74,7 +74,7 @@ describe('constructs a dialect does not translate', () => {
 
   it('refuses a navigation it was given no table for', () => {
     expect(() => toSql(bind('$filter=Parts/any()'), { dialect: 'sqlite', table: 'thing' })).toThrow(
-      /options\.navigation\.Parts/,
+      /no table for the navigation Parts \(options\.navigation\)/,
     );
   });
 
