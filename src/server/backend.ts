@@ -75,10 +75,11 @@ export interface SqliteBackendOptions extends DirectoryOptions, BudgetOptions {
   /** Site files each reader thread keeps open, least recently used closed first (default 16). */
   readonly sitesPerReader?: number;
   /**
-   * A read first runs on the server's thread for at most this many ms (default 2); one that has not finished by then
+   * A read first runs on the server's thread for at most this many ms (default 5); one that has not finished by then
    * is stopped (by the row checks the emitter writes into every WHERE) and run on a reader thread with the whole
-   * budget. Most reads, a page by an index, take well under a millisecond, less than a reader's round trip. 0: every
-   * read outside a transaction goes to a reader.
+   * budget. Most reads, a page by an index, take well under a millisecond, less than a reader's round trip; a large
+   * answer costs as much to move to the server's thread as to read (openSqlite). 0: every read outside a transaction
+   * goes to a reader.
    */
   readonly inlineReadMs?: number;
 }

@@ -127,12 +127,15 @@ export function rawEntityWriter(
   dialect: SqlDialectName,
   select: readonly Property[],
   options: JsonOptions,
+  /** Where rows are arrays of the columns' values (SqlDriver.values): the column of each selected property. */
+  positions?: readonly number[],
 ): (raw: Readonly<Record<string, unknown>>) => string {
   const { storage } = dialects[dialect];
   const writers = select.map((p) => valueWriter(p, storage, options));
   if (select.length === 0) return () => '';
   const terms = select.map(
-    (p, i) => `${JSON.stringify(`${i === 0 ? '' : ','}${prefixOf(p)}`)} + w[${i}](r[${JSON.stringify(p.name)}])`,
+    (p, i) =>
+      `${JSON.stringify(`${i === 0 ? '' : ','}${prefixOf(p)}`)} + w[${i}](r[${positions === undefined ? JSON.stringify(p.name) : String(Math.trunc(positions[i]!))}])`,
   );
   return new Function('w', `return function writeEntity(r) { return ${terms.join(' + ')}; };`)(writers) as (
     raw: Readonly<Record<string, unknown>>,

@@ -48,6 +48,15 @@ beforeAll(async () => {
       if (counted !== undefined) counted.statements++;
       return driver.all(sql, params, options);
     },
+    // (the stores read rows through `values` where the driver has it)
+    ...(driver.values === undefined
+      ? {}
+      : {
+          values: (sql, params, options) => {
+            if (counted !== undefined) counted.statements++;
+            return driver.values!(sql, params, options);
+          },
+        }),
     run: (sql, params) => driver.run(sql, params),
     transaction: (work) => driver.transaction(work),
     close: () => driver.close(),

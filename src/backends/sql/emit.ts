@@ -224,9 +224,9 @@ export class SqlEmitter {
     return `SELECT * FROM (SELECT ${columns}, ${windows.join(', ')} ${from}) AS ${d.quoteIdentifier('related')}${kept} ORDER BY ${row}${limit}`;
   }
 
-  /** The selected columns, each named after its property (the key where none is selected: SQL selects something). */
+  /** The selected columns, each named after its property (statementColumns). */
   private columns(bound: BoundQuery): Sql {
-    return (bound.select.length === 0 ? bound.entityType.key : bound.select)
+    return statementColumns(bound)
       .map((p) => `${this.column(this.root, p)} AS ${this.dialect.quoteIdentifier(p.name)}`)
       .join(', ');
   }
@@ -1180,6 +1180,15 @@ export class SqlEmitter {
 }
 
 // ── helpers ──────────────────────────────────────────────────────────────────
+
+/**
+ * The properties a query's statement (toSql, toSqlRelated) has columns for, in this order: the selected ones, or
+ * the key where none is (a `$select` of navigations only: SQL must select something). toSqlRelated adds `odata_row`
+ * and `odata_count` after them where it pages or counts.
+ */
+export function statementColumns(bound: BoundQuery): readonly Property[] {
+  return bound.select.length === 0 ? bound.entityType.key : bound.select;
+}
 
 function tooComplex(): ODataError {
   return new ODataError('LimitExceeded', `The query is too complex: its SQL would exceed ${MAX_SQL_LENGTH} characters`);

@@ -6,7 +6,7 @@ import { SqlEmitter, type RelatedLink, type SqlOptions, type SqlStatement } from
 
 export type { SqlDialectName, SqlParam } from './dialect.js';
 export type { RelatedLink, SqlOptions, SqlStatement, SqlTable } from './emit.js';
-export { MAX_SQL_LENGTH, MAX_SQL_SUBQUERIES, escapeLike } from './emit.js';
+export { MAX_SQL_LENGTH, MAX_SQL_SUBQUERIES, escapeLike, statementColumns } from './emit.js';
 export { createTableSql, columnType, decodeRow, decodeValue, encodeValue, type CreateTableOptions } from './storage.js';
 export {
   registerSqliteFunctions,

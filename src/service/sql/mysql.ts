@@ -95,6 +95,8 @@ export function openMysql(uri: string, options: MysqlDriverOptions = {}): MysqlD
     sql: string,
     params: readonly SqlParam[],
     signal: AbortSignal | undefined,
+    /** Rows as arrays of the columns' values (SqlDriver.values). */
+    arrays = false,
   ): Promise<{ rows?: unknown; cancelled: 'no' | 'consumed' | 'unknown'; error?: unknown }> => {
     if (signal?.aborted) return { cancelled: 'no', error: abortReason(signal) };
     let kill: Promise<unknown> | undefined;
@@ -103,7 +105,9 @@ export function openMysql(uri: string, options: MysqlDriverOptions = {}): MysqlD
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const [rows] = await connection.execute(sql, params as SqlParam[]);
+      const [rows] = arrays
+        ? await connection.execute({ sql, rowsAsArray: true }, params as SqlParam[])
+        : await connection.execute(sql, params as SqlParam[]);
       if (kill === undefined) return { rows, cancelled: 'no' };
       await kill;
       return { cancelled: 'unknown', error: abortReason(signal!) };
@@ -122,9 +126,14 @@ export function openMysql(uri: string, options: MysqlDriverOptions = {}): MysqlD
     else connection.release();
   };
 
-  const once = async (sql: string, params: readonly SqlParam[], signal?: AbortSignal): Promise<unknown> => {
+  const once = async (
+    sql: string,
+    params: readonly SqlParam[],
+    signal?: AbortSignal,
+    arrays = false,
+  ): Promise<unknown> => {
     const connection = await acquire(acquireTimeoutMs, signal);
-    const outcome = await statement(connection, sql, params, signal);
+    const outcome = await statement(connection, sql, params, signal, arrays);
     release(connection, outcome.cancelled === 'unknown');
     if (outcome.error !== undefined) throw outcome.error;
     return outcome.rows;
@@ -149,6 +158,8 @@ export function openMysql(uri: string, options: MysqlDriverOptions = {}): MysqlD
   return {
     dialect: 'mysql',
     all: async (sql, params = [], read: ReadOptions = {}) => rowsOf(await once(sql, params, read.signal)),
+    values: async (sql, params = [], read: ReadOptions = {}) =>
+      rowsOf(await once(sql, params, read.signal, true)) as unknown as unknown[][],
     run: async (sql, params = []) => affectedRows(await once(sql, params)),
     transaction: async <T>(work: (s: SqlSession) => Promise<T>): Promise<T> => {
       const connection = await acquire(acquireTimeoutMs);

@@ -119,9 +119,13 @@ export function openPostgres(connectionString: string, options: PostgresDriverOp
     sql: string,
     params: readonly SqlParam[],
     signal: AbortSignal | undefined,
+    /** Rows as arrays of the columns' values (SqlDriver.values). */
+    arrays = false,
   ): Promise<{ result?: pg.QueryResult; cancelled: 'no' | 'consumed' | 'unknown'; error?: unknown }> => {
     if (signal?.aborted) return { cancelled: 'no', error: abortReason(signal) };
-    const running = client.query(sql, params as unknown[]);
+    const running = arrays
+      ? client.query({ text: sql, values: params as unknown[], rowMode: 'array' })
+      : client.query(sql, params as unknown[]);
     if (signal === undefined) {
       try {
         return { result: await running, cancelled: 'no' };
@@ -150,9 +154,14 @@ export function openPostgres(connectionString: string, options: PostgresDriverOp
   };
 
   /** One statement on a connection of its own (outside transactions). */
-  const once = async (sql: string, params: readonly SqlParam[], signal?: AbortSignal): Promise<pg.QueryResult> => {
+  const once = async (
+    sql: string,
+    params: readonly SqlParam[],
+    signal?: AbortSignal,
+    arrays = false,
+  ): Promise<pg.QueryResult> => {
     const client = await acquire(acquireTimeoutMs, signal);
-    const outcome = await query(client, sql, params, signal);
+    const outcome = await query(client, sql, params, signal, arrays);
     // a cancel that did not end a statement may be delivered later, to whatever runs next: destroy that connection
     client.release(outcome.cancelled === 'unknown' ? true : undefined);
     if (outcome.error !== undefined || outcome.result === undefined) throw outcome.error;
@@ -180,6 +189,8 @@ export function openPostgres(connectionString: string, options: PostgresDriverOp
   return {
     dialect: 'postgres',
     all: async (sql, params = [], read: ReadOptions = {}) => (await once(sql, params, read.signal)).rows as RawRow[],
+    values: async (sql, params = [], read: ReadOptions = {}) =>
+      (await once(sql, params, read.signal, true)).rows as unknown[][],
     run: async (sql, params = []) => (await once(sql, params)).rowCount ?? 0,
     transaction: async <T>(work: (s: SqlSession) => Promise<T>): Promise<T> => {
       const client = await acquire(acquireTimeoutMs);

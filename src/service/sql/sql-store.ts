@@ -7,6 +7,7 @@ import {
   toSql,
   toSqlCount,
   toSqlRelated,
+  statementColumns,
   type SqlOptions,
   type SqlParam,
   type SqlStatement,
@@ -44,6 +45,8 @@ import {
 
 export interface ReadStatements {
   readonly rows: SqlStatement;
+  /** The columns of `rows`, in order: the selected properties (the key where none is). */
+  readonly columns: readonly string[];
   readonly count?: SqlStatement;
 }
 
@@ -243,7 +246,11 @@ export class SqlStore implements Store {
     const needed = new Set(link.needed ?? []);
     const decoded =
       written === undefined ? bound.select : bound.select.filter((p) => !written.includes(p) || needed.has(p.name));
-    const raws: RawRow[] | undefined = written === undefined ? undefined : [];
+    const raws: unknown[][] | undefined = written === undefined ? undefined : [];
+    // the statement's columns: the select, then (with $top, $skip or $count) the row number and the count
+    const columns = [...statementColumns(bound).map((p) => p.name), 'odata_row', 'odata_count'];
+    const position = new Map(columns.map((name, i) => [name, i]));
+    const decodedAt = decoded.map((p) => position.get(p.name)!);
     const counts = new Map<string, number>();
     const skip = bound.skip ?? 0;
     const end = bound.top === undefined ? Infinity : skip + bound.top;
@@ -261,18 +268,19 @@ export class SqlStore implements Store {
         tuples,
         ...(limit === undefined ? {} : { limit }),
       });
-      const answer = await this.driver.all(sql, params, signalOnly(options));
+      const answer = await this.valuesOf(sql, params, columns, signalOnly(options));
       if (limit !== undefined && answer.length >= limit) truncated = true;
+      const rowAt = columns.length - 2;
       for (const raw of answer) {
-        const row = this.decodeRow(decoded, raw);
-        const number = raw['odata_row'] === undefined ? undefined : Number(raw['odata_row']);
+        const row = this.decodeValues(decoded, decodedAt, raw);
+        const number = raw[rowAt] === undefined || raw[rowAt] === null ? undefined : Number(raw[rowAt]);
         if (bound.count && number === 1) {
           counts.set(
             linkTupleText(
               properties,
               link.properties.map((name) => row[name]),
             ),
-            Number(raw['odata_count']),
+            Number(raw[rowAt + 1]),
           );
         }
         // (a tuple's first row comes along for its count even when the page is past it)
@@ -282,7 +290,16 @@ export class SqlStore implements Store {
         }
       }
     }
-    const fast = raws === undefined ? {} : { raw: raws, writer: this.relatedWriter(written!) };
+    const fast =
+      raws === undefined
+        ? {}
+        : {
+            raw: raws,
+            writer: this.relatedWriter(
+              written!,
+              written!.map((p) => position.get(p.name)!),
+            ),
+          };
     const result = truncated ? { rows, truncated, ...fast } : { rows, ...fast };
     if (!bound.count) return result;
     return { ...result, counts: link.values.map((tuple) => counts.get(linkTupleText(properties, tuple)) ?? 0) };
@@ -291,11 +308,12 @@ export class SqlStore implements Store {
   /** The raw JSON writers of a related read's written properties (plain and IEEE754Compatible). */
   private relatedWriter(
     written: readonly Property[],
+    positions: readonly number[],
   ): (options: { readonly ieee754Compatible: boolean }) => (raw: unknown) => string {
-    const plain = rawEntityWriter(this.driver.dialect, written, { ieee754Compatible: false }) as (
+    const plain = rawEntityWriter(this.driver.dialect, written, { ieee754Compatible: false }, positions) as (
       raw: unknown,
     ) => string;
-    const compatible = rawEntityWriter(this.driver.dialect, written, { ieee754Compatible: true }) as (
+    const compatible = rawEntityWriter(this.driver.dialect, written, { ieee754Compatible: true }, positions) as (
       raw: unknown,
     ) => string;
     return ({ ieee754Compatible }) => (ieee754Compatible ? compatible : plain);
@@ -304,7 +322,11 @@ export class SqlStore implements Store {
   /** The statements of a read: the page, and the count when `$count=true`. */
   readStatements(c: StoreCollection, bound: BoundQuery, parent?: Row): ReadStatements {
     const options = this.sqlOptions(c, parent);
-    return { rows: toSql(bound, options), ...(bound.count ? { count: toSqlCount(bound, options) } : {}) };
+    return {
+      rows: toSql(bound, options),
+      columns: statementColumns(bound).map((p) => p.name),
+      ...(bound.count ? { count: toSqlCount(bound, options) } : {}),
+    };
   }
 
   /**
@@ -314,9 +336,14 @@ export class SqlStore implements Store {
   prepareRead(c: StoreCollection, bound: BoundQuery, parent?: Row): PreparedRead {
     const statements = this.readStatements(c, bound, parent);
     const dialect = this.driver.dialect;
-    // run() hands the writer the driver's rows it returned
-    const plain = rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }) as (row: unknown) => string;
-    const compatible = rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }) as (row: unknown) => string;
+    // run() hands the writer the driver's rows it returned, arrays of the selected columns' values
+    const positions = bound.select.map((_, i) => i);
+    const plain = rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }, positions) as (
+      row: unknown,
+    ) => string;
+    const compatible = rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }, positions) as (
+      row: unknown,
+    ) => string;
     const writer = ({ ieee754Compatible }: { readonly ieee754Compatible: boolean }): ((row: unknown) => string) =>
       ieee754Compatible ? compatible : plain;
     const prepared = (current: ReadStatements): PreparedRead => ({
@@ -328,18 +355,23 @@ export class SqlStore implements Store {
         const rows = rebindStatement(current.rows, written);
         const count = current.count === undefined ? undefined : rebindStatement(current.count, written);
         if (rows === undefined || (current.count !== undefined && count === undefined)) return undefined;
-        return prepared(count === undefined ? { rows } : { rows, count });
+        return prepared(
+          count === undefined ? { rows, columns: current.columns } : { rows, columns: current.columns, count },
+        );
       },
     });
     return prepared(statements);
   }
 
   /**
-   * Runs a read's statements: the driver's rows (not decoded) and the count. Each statement has the driver's budget
-   * (`QueryTimeout` 504 past it); `options.signal` stops it earlier.
+   * Runs a read's statements: the driver's rows (not decoded: arrays of the values of `statements.columns`) and the
+   * count. Each statement has the driver's budget (`QueryTimeout` 504 past it); `options.signal` stops it earlier.
    */
-  async runRead(statements: ReadStatements, options?: DriverReadOptions): Promise<{ rows: RawRow[]; count?: number }> {
-    const rows = await this.driver.all(statements.rows.sql, statements.rows.params, options);
+  async runRead(
+    statements: ReadStatements,
+    options?: DriverReadOptions,
+  ): Promise<{ rows: unknown[][]; count?: number }> {
+    const rows = await this.valuesOf(statements.rows.sql, statements.rows.params, statements.columns, options);
     if (statements.count === undefined) return { rows };
     const [first] = await this.driver.all(statements.count.sql, statements.count.params, options);
     return { rows, count: Number(first?.['count'] ?? 0) };
@@ -378,7 +410,8 @@ export class SqlStore implements Store {
     options: ReadOptions & { readonly parent?: Row } = {},
   ): Promise<ReadResult> {
     const { rows: raw, count } = await this.runRead(this.readStatements(c, bound, options.parent), signalOnly(options));
-    const rows = raw.map((r) => this.decodeRow(bound.select, r));
+    const positions = bound.select.map((_, i) => i);
+    const rows = raw.map((r) => this.decodeValues(bound.select, positions, r));
     return count === undefined ? { rows } : { rows, count };
   }
 
@@ -539,6 +572,29 @@ export class SqlStore implements Store {
       params.push(this.encode(c.entityType.properties.get(name)!, key[name]));
     }
     return params;
+  }
+
+  /**
+   * A statement's rows as arrays of the values of `columns`: the driver's own (`values`), or read from its objects.
+   */
+  private async valuesOf(
+    sql: string,
+    params: readonly SqlParam[],
+    columns: readonly string[],
+    options?: DriverReadOptions,
+  ): Promise<unknown[][]> {
+    if (this.driver.values !== undefined) return this.driver.values(sql, params, options);
+    return (await this.driver.all(sql, params, options)).map((row) => columns.map((name) => row[name]));
+  }
+
+  /** A row of `properties` decoded from an array of values, each at its position. */
+  private decodeValues(properties: readonly Property[], positions: readonly number[], raw: readonly unknown[]): Row {
+    const row: Row = {};
+    for (let i = 0; i < properties.length; i++) {
+      const property = properties[i]!;
+      row[property.name] = this.storage.decode(property, raw[positions[i]!]);
+    }
+    return row;
   }
 
   private decodeRow(properties: readonly Property[], raw: RawRow): Row {

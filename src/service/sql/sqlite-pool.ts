@@ -42,6 +42,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { isStatementDeadline, type SqlParam } from '../../backends/sql/index.js';
 import { abortReason, queryTimeout, unavailable, type RawRow, type Readiness } from './driver.js';
+import { unpackSafeIntegers } from './reader-rows.js';
 
 /** What a reader thread is started with. */
 export interface ReaderSetup {
@@ -54,6 +55,8 @@ export interface ReaderRequest {
   readonly params: readonly SqlParam[];
   /** The read's budget, for the statement's own deadline checks (0: none). */
   readonly budgetMs: number;
+  /** Rows as arrays of the columns' values (SqlDriver.values), not objects. */
+  readonly values?: boolean;
 }
 
 /**
@@ -64,7 +67,8 @@ const TERMINATE_GRACE_MS = 100;
 
 export type ReaderReply =
   | 'ready'
-  | { readonly rows: unknown[] }
+  /** `safeIntegers`: where the rows are arrays, the BigInts sent as numbers (reader-rows.ts). */
+  | { readonly rows: unknown[]; readonly safeIntegers?: Int32Array }
   | { readonly error: { readonly name: string; readonly message: string; readonly code?: string } };
 
 export interface SqliteReadPoolOptions {
@@ -89,7 +93,7 @@ interface Job {
   /** Whether the site's share applies (not to the readiness probe). */
   readonly shared: boolean;
   readonly signal: AbortSignal | undefined;
-  readonly resolve: (rows: RawRow[]) => void;
+  readonly resolve: (rows: unknown[]) => void;
   readonly reject: (error: unknown) => void;
   waitTimer?: NodeJS.Timeout;
   onAbort?: () => void;
@@ -182,16 +186,25 @@ function startReader(isolation: 'thread' | 'process', setup: ReaderSetup, on: Ev
   };
 }
 
-/** Structured clone turns Buffers into plain Uint8Arrays: give BLOBs back as the Buffers better-sqlite3 returns. */
-function asRows(rows: unknown[]): RawRow[] {
-  for (const row of rows as RawRow[]) {
-    for (const name in row) {
-      const value = row[name];
-      if (value instanceof Uint8Array && !Buffer.isBuffer(value))
-        row[name] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+/**
+ * Structured clone turns Buffers into plain Uint8Arrays: give BLOBs back as the Buffers better-sqlite3 returns (in
+ * rows as objects and as arrays alike).
+ */
+function asRows(rows: unknown[]): unknown[] {
+  const buffer = (value: unknown): unknown =>
+    value instanceof Uint8Array && !Buffer.isBuffer(value)
+      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      : value;
+  for (const row of rows) {
+    if (Array.isArray(row)) {
+      // (an indexed loop: `for...in` over an array walks its indices as strings)
+      for (let i = 0; i < row.length; i++) if (typeof row[i] === 'object' && row[i] !== null) row[i] = buffer(row[i]);
+    } else {
+      const object = row as RawRow;
+      for (const name in object) object[name] = buffer(object[name]);
     }
   }
-  return rows as RawRow[];
+  return rows;
 }
 
 function asError(error: { readonly name: string; readonly message: string; readonly code?: string }): Error {
@@ -235,7 +248,18 @@ export class SqliteReadPool {
 
   /** Runs a read of `file` on a reader thread. */
   read(file: string, sql: string, params: readonly SqlParam[], signal?: AbortSignal): Promise<RawRow[]> {
-    return this.submit({ file, sql, params, budgetMs: this.queryTimeoutMs }, true, this.acquireTimeoutMs, signal);
+    return this.submit(
+      { file, sql, params, budgetMs: this.queryTimeoutMs },
+      true,
+      this.acquireTimeoutMs,
+      signal,
+    ) as Promise<RawRow[]>;
+  }
+
+  /** Runs a read of `file` on a reader thread; its rows as arrays of the columns' values (SqlDriver.values). */
+  readValues(file: string, sql: string, params: readonly SqlParam[], signal?: AbortSignal): Promise<unknown[][]> {
+    const request = { file, sql, params, budgetMs: this.queryTimeoutMs, values: true };
+    return this.submit(request, true, this.acquireTimeoutMs, signal) as Promise<unknown[][]>;
   }
 
   /**
@@ -277,8 +301,8 @@ export class SqliteReadPool {
     for (const reader of [...this.readers, ...this.stopping]) reader.worker.kill();
   }
 
-  private submit(request: ReaderRequest, shared: boolean, waitMs: number, signal?: AbortSignal): Promise<RawRow[]> {
-    return new Promise<RawRow[]>((resolve, reject) => {
+  private submit(request: ReaderRequest, shared: boolean, waitMs: number, signal?: AbortSignal): Promise<unknown[]> {
+    return new Promise<unknown[]>((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
       if (this.closed) return reject(unavailable('The server is closing', 1));
       this.startFailure = undefined;
@@ -417,8 +441,10 @@ export class SqliteReadPool {
         const job = reader.job;
         if (job === undefined) return;
         this.done(reader, job);
-        if ('rows' in reply) job.resolve(asRows(reply.rows));
-        else if (isStatementDeadline(reply.error)) job.reject(queryTimeout(this.queryTimeoutMs));
+        if ('rows' in reply) {
+          if (reply.safeIntegers !== undefined) unpackSafeIntegers(reply.rows as unknown[][], reply.safeIntegers);
+          job.resolve(asRows(reply.rows));
+        } else if (isStatementDeadline(reply.error)) job.reject(queryTimeout(this.queryTimeoutMs));
         else job.reject(asError(reply.error));
         this.dispatch();
       },

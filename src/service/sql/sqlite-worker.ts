@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { registerSqliteFunctions, runWithDeadline } from '../../backends/sql/sqlite/functions.js';
 import type { SqlParam } from '../../backends/sql/index.js';
 import type { ReaderReply, ReaderRequest, ReaderSetup } from './sqlite-pool.js';
+import { packSafeIntegers } from './reader-rows.js';
 
 interface Connection {
   readonly db: Database.Database;
@@ -54,7 +55,8 @@ function read(request: ReaderRequest): unknown[] {
     if (statements.size > 500) statements.clear();
     statements.set(request.sql, statement);
   }
-  const run = statement;
+  // (a statement is shared by the reads of its text: its mode is set for each)
+  const run = statement.raw(request.values === true);
   // a statement with the emitter's row checks stops itself at the budget, even inside SQLite's own code, and this
   // reader goes on; the pool's timer (a little later) terminates a reader whose statement has no checks
   return request.budgetMs > 0
@@ -72,7 +74,9 @@ function onMessage(request: ReaderRequest | 'close'): void {
   }
   let reply: ReaderReply;
   try {
-    reply = { rows: read(request) };
+    const rows = read(request);
+    // arrays of values: their safe BigInts travel as numbers (reader-rows.ts)
+    reply = request.values === true ? { rows, safeIntegers: packSafeIntegers(rows as unknown[][]) } : { rows };
   } catch (error) {
     const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
     reply = {

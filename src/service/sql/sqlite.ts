@@ -12,7 +12,7 @@ import {
   type SqlParam,
 } from '../../backends/sql/index.js';
 import { queryTimeout } from './driver.js';
-import type { RawRow, SqlDriver, SqlSession } from './driver.js';
+import type { RawRow, ReadOptions, SqlDriver, SqlSession } from './driver.js';
 import type { SqliteReadPool } from './sqlite-pool.js';
 
 export interface SqliteDriverOptions {
@@ -22,10 +22,11 @@ export interface SqliteDriverOptions {
    */
   readonly reads?: SqliteReadPool;
   /**
-   * With a pool: a read whose statement has deadline checks first runs here for at most this many ms (default 2);
+   * With a pool: a read whose statement has deadline checks first runs here for at most this many ms (default 5);
    * one that has not finished by then is stopped and run on a reader with the whole budget. Most reads (a page by an
-   * index) finish in a fraction of a millisecond, and a reader thread's round trip costs more than that (docs/
-   * reliability.md, section 7). 0: every read goes to a reader.
+   * index) finish in a fraction of a millisecond, and a reader thread's round trip costs more than that; moving a
+   * large answer costs as much as reading it (1,000 rows of 16 columns: 1.8 ms here, 3.6 ms through a reader), so a
+   * read of a few ms is cheaper here too (docs/reliability.md, section 7). 0: every read goes to a reader.
    */
   readonly inlineReadMs?: number;
   /** The budget of a read run here without a pool (default 10,000; 0: none). */
@@ -79,7 +80,7 @@ const ROW_CHECK = 'odata_deadline()';
 
 export function openSqlite(file: string, options: SqliteDriverOptions = {}): SqlDriver {
   const { reads } = options;
-  const inlineReadMs = Math.max(0, options.inlineReadMs ?? 2);
+  const inlineReadMs = Math.max(0, options.inlineReadMs ?? 5);
   const queryTimeoutMs = Math.max(0, options.queryTimeoutMs ?? 10_000);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -98,10 +99,11 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
     }
     return statement;
   };
-  const allNow = (sql: string, params: readonly unknown[]): RawRow[] => {
-    const statement = prepare(sql);
-    return (statement.reader ? statement.all(...(params as SqlParam[])) : []) as RawRow[];
-  };
+  /** A statement's rows, as objects or as arrays of the columns' values (`values`: no object made per row). */
+  const rowsOf = (statement: Database.Statement, params: readonly unknown[], values: boolean): unknown[] =>
+    statement.reader ? statement.raw(values).all(...(params as SqlParam[])) : [];
+  const allNow = (sql: string, params: readonly unknown[], values = false): RawRow[] =>
+    rowsOf(prepare(sql), params, values) as RawRow[];
   const session: SqlSession = {
     all: async (sql, params = []) => allNow(sql, params),
     run: async (sql, params = []) => Number(prepare(sql).run(...(params as SqlParam[])).changes),
@@ -120,39 +122,40 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
   };
   const now = <T>(run: () => Promise<T>): Promise<T> => (pending === 0 ? run() : enqueue(run));
   const inline = new InlineTries(inlineReadMs);
+  /** A read outside a transaction: here, briefly, where it can be; else on a reader thread. */
+  const read = (sql: string, params: readonly SqlParam[], read: ReadOptions, values: boolean): Promise<unknown[]> => {
+    if (read.keyLookup === true) return now(async () => allNow(sql, params, values));
+    const checked = sql.includes(ROW_CHECK);
+    if (reads === undefined) {
+      if (!checked || queryTimeoutMs === 0) return now(async () => allNow(sql, params, values));
+      return now(async () => {
+        try {
+          return runWithDeadline(queryTimeoutMs, () => allNow(sql, params, values));
+        } catch (error) {
+          throw isStatementDeadline(error) ? queryTimeout(queryTimeoutMs) : error;
+        }
+      });
+    }
+    // first here, briefly, when no transaction is open on this connection (its rows must not be seen)
+    if (checked && inlineReadMs > 0 && pending === 0 && inline.worthTrying(sql)) {
+      const started = performance.now();
+      try {
+        const statement = prepare(sql); // compiling is not the statement's work: outside the deadline
+        const rows = runWithDeadline(inlineReadMs, () => rowsOf(statement, params, values));
+        inline.succeeded(sql);
+        return Promise.resolve(rows);
+      } catch (error) {
+        if (!isStatementDeadline(error)) return Promise.reject(error as Error);
+        inline.failed(sql, performance.now() - started);
+      }
+    }
+    return values ? reads.readValues(file, sql, params, read.signal) : reads.read(file, sql, params, read.signal);
+  };
   return {
     dialect: 'sqlite',
     // a committed write is in the WAL before its transaction resolves, so a reader thread's next statement sees it
-    all: (sql, params = [], read = {}) => {
-      if (read.keyLookup === true) return now(() => session.all(sql, params));
-      const checked = sql.includes(ROW_CHECK);
-      if (reads === undefined) {
-        if (!checked || queryTimeoutMs === 0) return now(() => session.all(sql, params));
-        return now(async () => {
-          try {
-            return runWithDeadline(queryTimeoutMs, () => allNow(sql, params));
-          } catch (error) {
-            throw isStatementDeadline(error) ? queryTimeout(queryTimeoutMs) : error;
-          }
-        });
-      }
-      // first here, briefly, when no transaction is open on this connection (its rows must not be seen)
-      if (checked && inlineReadMs > 0 && pending === 0 && inline.worthTrying(sql)) {
-        const started = performance.now();
-        try {
-          const statement = prepare(sql); // compiling is not the statement's work: outside the deadline
-          const rows = runWithDeadline(inlineReadMs, () =>
-            statement.reader ? (statement.all(...(params as SqlParam[])) as RawRow[]) : [],
-          );
-          inline.succeeded(sql);
-          return Promise.resolve(rows);
-        } catch (error) {
-          if (!isStatementDeadline(error)) return Promise.reject(error as Error);
-          inline.failed(sql, performance.now() - started);
-        }
-      }
-      return reads.read(file, sql, params, read.signal);
-    },
+    all: (sql, params = [], options = {}) => read(sql, params, options, false) as Promise<RawRow[]>,
+    values: (sql, params = [], options = {}) => read(sql, params, options, true) as Promise<unknown[][]>,
     run: (sql, params) => now(() => session.run(sql, params)),
     transaction: <T>(work: (s: SqlSession) => Promise<T>): Promise<T> =>
       enqueue(async () => {
