@@ -103,7 +103,7 @@ async function readExpansion(
     properties: link.target,
     values: [...tuples.values()].map((t) => t.values),
     maxRows: options.maxRows,
-    ...(expand.ref
+    ...(expand.ref || expand.countOnly === true
       ? {}
       : {
           written: expand.query.select,

@@ -990,6 +990,12 @@ export class ODataService<Context = undefined> implements HttpService {
           ? `{"@odata.id":${JSON.stringify(`${c.base}/${this.entityPath(e.target, related, childPath)}`)}}`
           : `{${this.entityBody(c, format, e.target, related, query.select, childPath, e.nested, e.members)}}`;
       if (body !== '') body += ',';
+      if (e.expand.countOnly === true) {
+        // `Nav/$count`: the count alone (an Int64: a string under IEEE754Compatible=true)
+        const count = found?.count ?? 0;
+        body += `"${navigation.name}@odata.count":${format.ieee754Compatible ? `"${count}"` : count}`;
+        continue;
+      }
       if (!navigation.collection) {
         body += `"${navigation.name}":${rows.length === 0 ? 'null' : entity(rows[0]!)}`;
         continue;
@@ -1319,6 +1325,8 @@ function contextSelectList(selection: Selection): string {
   if (select === undefined && selectNavigation.length > 0) items.push('*');
   for (const n of selectNavigation) if (!expand.some((e) => e.navigation === n)) items.push(n.name);
   for (const e of expand) {
+    // (`Nav/$count` adds an annotation of the entity, not a property)
+    if (e.countOnly === true) continue;
     const all = e.query.select.length === readableProperties(e.query.entityType).length;
     const nested = contextSelectList({ ...e.query, select: all || e.ref ? undefined : e.query.select });
     items.push(e.ref ? `${e.navigation.name}/$ref` : `${e.navigation.name}${nested === '' ? '()' : nested}`);

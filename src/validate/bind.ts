@@ -1273,20 +1273,20 @@ function bindExpand(
         next.kind === 'property' ? `expand what follows inside it: ${name}($expand=${next.name})` : undefined,
       );
     }
-    if (item.suffix === '$count') {
+    if (item.suffix === '$count' && !navigation.collection) {
       at.fail(
-        'NotImplemented',
+        'TypeMismatch',
         item.span,
-        `${name}/$count in $expand is not supported by this service`,
-        `ask for ${name}($count=true;$top=0)`,
+        `${name} is a single ${navigation.target().name}: /$count applies to collections`,
+        `expand it: $expand=${name}`,
       );
     }
     if (expanded.has(name)) {
       at.fail('InvalidSyntax', first!.span, `${name} is expanded more than once`, 'give its options in one item');
     }
     const levels = item.options?.levels ?? 1;
-    add(navigation, first!.span, () =>
-      expandOne(
+    add(navigation, first!.span, () => {
+      const bound = expandOne(
         navigation,
         item.suffix === '$ref',
         { levels, strict: true },
@@ -1296,8 +1296,23 @@ function bindExpand(
         text,
         depth,
         budget,
-      ),
-    );
+      );
+      // `/$count` takes only `$filter` (the parser refuses the rest): each entity's count, no entity read
+      if (item.suffix !== '$count') return bound;
+      const { entityType, filter, orderBy } = bound.query;
+      return {
+        ...bound,
+        countOnly: true,
+        query: {
+          entityType,
+          ...(filter === undefined ? {} : { filter }),
+          orderBy,
+          select: entityType.key,
+          top: 0,
+          count: true,
+        },
+      };
+    });
   }
   // `*` expands each navigation not named above, once (a later `*` adds nothing); its `$levels` repeats those
   // that can recur and leaves the others at one level

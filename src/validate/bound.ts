@@ -219,4 +219,9 @@ export interface BoundExpand {
   readonly query: BoundQuery;
   /** `/$ref`: the related entities' ids (`@odata.id`) instead of the entities. */
   readonly ref: boolean;
+  /**
+   * `/$count` (`$expand=Lines/$count($filter=...)`): each entity's count of related entities alone
+   * (`Lines@odata.count`), none of them; `query` then counts (`count`, `$top` 0) and selects the key.
+   */
+  readonly countOnly?: boolean;
 }

@@ -137,6 +137,13 @@ function expandOf(type: TypeName, depth: number): fc.Arbitrary<string> {
               ),
             },
             { weight: 1, arbitrary: fc.constant(`${n.name}/$ref`) },
+            // each entity's count alone, filtered or not (collections only)
+            {
+              weight: n.collection ? 1 : 0,
+              arbitrary: fc
+                .option(fc.constantFrom(...types[n.target].filters), { nil: undefined })
+                .map((f) => (f === undefined ? `${n.name}/$count` : `${n.name}/$count($filter=${f})`)),
+            },
           ),
         ),
       ),

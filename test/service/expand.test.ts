@@ -68,6 +68,42 @@ describe('$expand on every store', () => {
     expect((await answer(library, '/Books?$expand=Editions($levels=2)')).status).toBe(400);
   });
 
+  it("answers Nav/$count with each entity's count alone, filtered, and under IEEE754Compatible as a string", async () => {
+    const { status, body } = await answer(
+      library,
+      `/Authors?$select=Name&$orderby=AuthorID&$expand=${encodeURIComponent('Books/$count($filter=Price gt 9),Books($select=Title;$top=0)')}`,
+    );
+    // (a navigation is expanded once: the second item is refused)
+    expect(status).toBe(400);
+    const counted = await answer(
+      library,
+      `/Authors?$select=Name&$orderby=AuthorID&$expand=${encodeURIComponent('Books/$count($filter=Price gt 9)')}`,
+    );
+    expect(counted).toEqual({
+      status: 200,
+      body: {
+        '@odata.context': 'http://test/$metadata#Authors(Name)',
+        value: [
+          // Le Guin: 9.99 and 8.50; Lem: 14.95 and no price
+          { Name: 'Ursula K. Le Guin', 'Books@odata.count': 1 },
+          { Name: 'Stanisław Lem', 'Books@odata.count': 1 },
+        ],
+      },
+    });
+    const all = await answer(
+      library,
+      '/Authors(2)?$select=Name&$expand=Books/$count',
+      'application/json;IEEE754Compatible=true',
+    );
+    expect(all.body).toMatchObject({ Name: 'Stanisław Lem', 'Books@odata.count': '2' });
+    expect(all.body).not.toHaveProperty('Books');
+    // a single related entity has no count; /$count takes only $filter
+    const single = await answer(library, '/Books?$expand=Author/$count');
+    expect(single.status).toBe(400);
+    expect(single.body.error.message).toContain('Author is a single Author: /$count applies to collections');
+    expect((await answer(library, `/Authors?$expand=${encodeURIComponent('Books/$count($top=1)')}`)).status).toBe(400);
+  });
+
   it('refuses what a single related entity cannot take', async () => {
     for (const option of ['$top=1', '$skip=1', '$count=true', '$orderby=Name']) {
       const { status, body } = await answer(library, `/Books?$expand=Author(${encodeURIComponent(option)})`);
