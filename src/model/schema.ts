@@ -311,18 +311,7 @@ export function defineModel(definition: ModelDefinition): Model {
     if (known === type) return;
     if (known !== undefined) throw definitionError(`Two different entity types are named ${type.name}`);
     entityTypes.set(type.name, type);
-    for (const nav of type.navigation.values()) {
-      const target = nav.target();
-      if (!nav.collection) {
-        // a single-valued navigation finds its row by the target's key: the foreign key must give all of it
-        const referenced = new Set(Object.values(nav.foreignKey));
-        if (referenced.size !== target.key.length || target.key.some((k) => !referenced.has(k.name)))
-          throw definitionError(
-            `${type.name}.${nav.name}: a single-valued navigation's foreign key must give the whole key of ${target.name} (${target.key.map((k) => k.name).join(', ')})`,
-          );
-      }
-      visit(target);
-    }
+    for (const nav of type.navigation.values()) visit(nav.target());
   };
   const sets = new Map<string, EntitySet>();
   for (const [name, entry] of Object.entries(definition.entitySets)) {
@@ -338,6 +327,28 @@ export function defineModel(definition: ModelDefinition): Model {
       }),
     );
     visit(set.type);
+  }
+  // a single-valued navigation finds its row by the target's key, the foreign key must give all of it; a contained
+  // entity is identified under its parent, so there the parent's key too (else it would find one row under each
+  // parent, and a join would double the rows that read through it)
+  const parentKeys = new Map<EntityType, readonly string[]>();
+  for (const type of entityTypes.values())
+    for (const nav of type.navigation.values())
+      if (nav.contained === true) parentKeys.set(nav.target(), Object.values(nav.foreignKey));
+  for (const type of entityTypes.values()) {
+    for (const nav of type.navigation.values()) {
+      if (nav.collection) continue;
+      const target = nav.target();
+      const parentKey = parentKeys.get(target) ?? [];
+      const identity = new Set([...parentKey, ...target.key.map((k) => k.name)]);
+      const referenced = new Set(Object.values(nav.foreignKey));
+      if (referenced.size !== identity.size || [...identity].some((name) => !referenced.has(name)))
+        throw definitionError(
+          parentKey.length === 0
+            ? `${type.name}.${nav.name}: a single-valued navigation's foreign key must give the whole key of ${target.name} (${[...identity].join(', ')})`
+            : `${type.name}.${nav.name}: ${target.name} is contained under its parent, so a single-valued navigation's foreign key must give its parent's key too (${[...identity].join(', ')})`,
+        );
+    }
   }
   const operations = [
     ...(definition.actions ?? []).map((operation) => ({ kind: 'Action', operation })),

@@ -11,6 +11,7 @@ import {
   validateQuery,
   type BoundExpr,
   type BoundQuery,
+  type NavigationProperty,
 } from '../index.js';
 import { toSql, type SqlDialectName } from '../backends/sql/index.js';
 import { dialects } from '../backends/sql/dialects.js';
@@ -172,10 +173,8 @@ function explain(query: string, setName?: string): number {
       console.log(`\nBound to ${setName} (${type.name}):`);
       console.log(toJson(describeQuery(bound)));
       for (const dialect of Object.keys(dialects) as SqlDialectName[]) {
-        // tables named after the sets; navigation collections after their target's set
-        const navigation = Object.fromEntries(
-          [...type.navigation.values()].map((nav) => [nav.name, { table: setOf(nav.target().name) ?? nav.name }]),
-        );
+        // tables named after the sets; a navigation's (at any depth of a path) after its target's set
+        const navigation = (nav: NavigationProperty) => ({ table: setOf(nav.target().name) ?? nav.name });
         try {
           const { sql, params } = toSql(bound, { dialect, table: setName, navigation });
           console.log(`\nSQL (${dialect}):\n${sql}\nparams: ${toJson(params).replace(/\s*\n\s*/g, ' ')}`);

@@ -79,8 +79,9 @@ export interface QueryLimits {
    */
   readonly maxSubqueries?: number;
   /**
-   * Distinct paths through single-valued navigations in the whole query (`PurchaseOrder/VendorID` and
-   * `PurchaseOrder/OrderDate` are one), each a join of one more table (default 16). SQLite joins at most 64 tables
+   * Distinct paths through single-valued navigations in one statement, `$filter` and `$orderby` together (each
+   * expansion's options are a statement of their own; `PurchaseOrder/VendorID` and `PurchaseOrder/OrderDate` are one
+   * path), each a join of one more table (default 16). SQLite joins at most 64 tables
    * and MariaDB 61 in one statement, subqueries merged into it included.
    */
   readonly maxJoins?: number;
@@ -128,6 +129,11 @@ interface StatementCost {
   count: number;
   /** The paths through single-valued navigations, each one join (see joinKey). */
   readonly joins: Set<string>;
+  /**
+   * The next number for a range variable's scope or a generated variable name, shared by the options of one
+   * statement, so that a lambda of `$filter` and one of `$orderby` are two scopes (two joins) however they are named.
+   */
+  ids: number;
 }
 
 /** Binds the expressions of one query option; throws the first problem as an ODataError. */
@@ -141,7 +147,6 @@ class Binder {
   private implicit: { readonly type: EntityType; readonly source: PropertySource };
   private target: string;
   private text: string | undefined;
-  private variableCounter = 0;
 
   constructor(
     private readonly entityType: EntityType,
@@ -149,7 +154,7 @@ class Binder {
     target: string,
     text: string | undefined,
     /** Subqueries (any, all, $count) and joins of the whole query so far: $filter and $orderby run as one statement. */
-    private readonly subqueries: StatementCost = { count: 0, joins: new Set() },
+    private readonly subqueries: StatementCost = { count: 0, joins: new Set(), ids: 0 },
   ) {
     this.implicit = { type: entityType, source: root };
     this.target = target;
@@ -906,7 +911,7 @@ class Binder {
     predicate: Expr | undefined,
     where: Span,
   ): BoundExpr {
-    const name = variable ?? `$${operator}${this.variableCounter++}`;
+    const name = variable ?? `$${operator}${this.subqueries.ids++}`;
     this.countSubquery(where);
     if (predicate === undefined) {
       return {
@@ -921,7 +926,7 @@ class Binder {
       };
     }
     this.enterSubquery(where);
-    this.scopes.push({ name, type: navigation.target(), id: this.variableCounter++ });
+    this.scopes.push({ name, type: navigation.target(), id: this.subqueries.ids++ });
     try {
       const bound = this.bind(predicate);
       this.expectBoolean(bound, `The ${operator}(...) predicate`);
@@ -1000,7 +1005,7 @@ class Binder {
     filter: Expr | undefined,
     where: Span,
   ): BoundExpr {
-    const variable = `$count${this.variableCounter++}`;
+    const variable = `$count${this.subqueries.ids++}`;
     this.countSubquery(where);
     if (filter === undefined) {
       return { kind: 'count', type: 'Edm.Int32', nullable: false, navigation, source, variable, span: where };
@@ -1539,7 +1544,7 @@ function retypeLiteral(value: LiteralValue, type: EdmPrimitiveType): LiteralValu
 export function validateQuery(options: QueryOptions, entityType: EntityType, limits: QueryLimits = {}): BoundQuery {
   const effective: DefaultLimits = { ...defaultLimits, ...limits };
   const problems: ODataError[] = [];
-  const subqueries: StatementCost = { count: 0, joins: new Set() };
+  const subqueries: StatementCost = { count: 0, joins: new Set(), ids: 0 };
   const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined =>
     collect(problems, () =>
       run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']], subqueries)),

@@ -158,6 +158,33 @@ describe('defineModel', () => {
     );
   });
 
+  it('rejects a single-valued navigation to a contained type that does not give its parent key', () => {
+    // reviews are numbered under their book: review 1 of every book has No = 1
+    const Review: EntityType = defineEntityType({
+      name: 'Review',
+      key: ['No'],
+      properties: { ISBN: { type: 'Edm.String' }, No: { type: 'Edm.Int32' } },
+    });
+    const book = (top: Record<string, string>): EntityType =>
+      defineEntityType({
+        name: 'Book',
+        key: ['ISBN'],
+        properties: { ISBN: { type: 'Edm.String' }, Top: { type: 'Edm.Int32' } },
+        navigation: {
+          Reviews: { target: () => Review, foreignKey: { ISBN: 'ISBN' }, contained: true },
+          TopReview: { target: () => Review, foreignKey: top, collection: false },
+        },
+      });
+    expect(() => defineModel({ namespace: 'Demo', entitySets: { Books: book({ Top: 'No' }) } })).toThrowError(
+      new SchemaError(
+        "Book.TopReview: Review is contained under its parent, so a single-valued navigation's foreign key must give its parent's key too (ISBN, No)",
+      ),
+    );
+    expect(() =>
+      defineModel({ namespace: 'Demo', entitySets: { Books: book({ ISBN: 'ISBN', Top: 'No' }) } }),
+    ).not.toThrow();
+  });
+
   it('rejects an action bound to an unknown entity set', () => {
     expect(() =>
       defineModel({

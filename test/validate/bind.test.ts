@@ -503,6 +503,19 @@ describe('paths through single-valued navigations', () => {
         ),
       ),
     ).toMatchObject({ code: 'LimitExceeded' });
+    // a lambda of $filter and one of $orderby are two scopes too, named alike or generated
+    for (const query of [
+      "$filter=Lines/any(l: l/Order/Name eq 'a')&$orderby=Lines/$count($filter=Order/Notes eq 'b')",
+      "$filter=Lines/$count($filter=Order/Name eq 'a') gt 0&$orderby=Lines/$count($filter=Order/Name eq 'b')",
+    ]) {
+      expect(
+        errorOf(() => validateQuery(parseQuery(query), Item, limits)),
+        query,
+      ).toMatchObject({
+        code: 'LimitExceeded',
+        message: expect.stringContaining('maxJoins'),
+      });
+    }
     expect(defaultLimits.maxJoins).toBe(16);
   });
 });
