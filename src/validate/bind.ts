@@ -155,6 +155,12 @@ class Binder {
     text: string | undefined,
     /** Subqueries (any, all, $count) and joins of the whole query so far: $filter and $orderby run as one statement. */
     private readonly subqueries: StatementCost = { count: 0, joins: new Set(), ids: 0 },
+    /**
+     * The parameter aliases of `$expand` options (`Lines($filter=Qty gt @q;@q=5)`) in scope: they take precedence over
+     * the value the parser gave an alias node (a top-level alias of that name, or none where the options define it
+     * after its use).
+     */
+    private readonly aliases?: ReadonlyMap<string, Expr>,
   ) {
     this.implicit = { type: entityType, source: root };
     this.target = target;
@@ -193,7 +199,7 @@ class Binder {
       case 'path':
         return this.bindPath(expr);
       case 'alias':
-        return this.bindAlias(expr.name, expr.value, expr.span);
+        return this.bindAlias(expr.name, this.aliases?.get(expr.name) ?? expr.value, expr.span);
       case 'binary':
         return this.bindBinaryChain(expr);
       case 'in':
@@ -1200,6 +1206,8 @@ function bindExpand(
   text: string | undefined,
   depth: number,
   budget: ExpandBudget,
+  /** The aliases of the enclosing expansions' options, innermost taking precedence. */
+  aliases?: ReadonlyMap<string, Expr>,
 ): BoundExpand[] {
   const at: Binder = new Binder(entityType, limits, '$expand', text);
   if (depth > limits.maxExpandDepth) {
@@ -1237,14 +1245,6 @@ function bindExpand(
     }
     if (first!.kind === 'annotation') {
       at.fail('UnknownProperty', first!.span, `${entityType.name} has no annotation @${first!.term} to expand`);
-    }
-    if (item.options?.aliases !== undefined) {
-      at.fail(
-        'NotImplemented',
-        item.span,
-        'Parameter aliases inside $expand options are not supported by this service',
-        'give the alias beside the other query options: ...&@c=15',
-      );
     }
     const name = first!.name;
     const navigation = entityType.navigation.get(name);
@@ -1291,6 +1291,9 @@ function bindExpand(
     }
     const levels = item.options?.levels ?? 1;
     add(navigation, first!.span, () => {
+      // an item's own aliases apply to its options and those nested in them
+      const own = item.options?.aliases;
+      const scope = own === undefined ? aliases : new Map([...(aliases ?? []), ...own]);
       const bound = expandOne(
         navigation,
         item.suffix === '$ref',
@@ -1301,6 +1304,7 @@ function bindExpand(
         text,
         depth,
         budget,
+        scope,
       );
       // `/$count` takes only `$filter` (the parser refuses the rest): each entity's count, no entity read
       if (item.suffix !== '$count') return bound;
@@ -1358,9 +1362,10 @@ function expandOne(
   text: string | undefined,
   depth: number,
   budget: ExpandBudget,
+  aliases?: ReadonlyMap<string, Expr>,
 ): BoundExpand {
   const target = navigation.target();
-  const binder: Binder = new Binder(target, limits, '$expand', text);
+  const binder: Binder = new Binder(target, limits, '$expand', text, undefined, aliases);
   const problems: ODataError[] = [];
   const attempt = <T>(run: () => T): T | undefined => collect(problems, run);
   if (!navigation.collection && options !== undefined) {
@@ -1393,7 +1398,7 @@ function expandOne(
   let expand =
     options?.expand === undefined
       ? []
-      : attempt(() => bindExpand(options.expand!, target, limits, text, depth + 1, budget));
+      : attempt(() => bindExpand(options.expand!, target, limits, text, depth + 1, budget, aliases));
   if (problems.length > 0) throw combineErrors(problems);
   const { levels, strict } = recursion;
   const repeated = recursion.repeated ?? 0;
@@ -1437,6 +1442,7 @@ function expandOne(
           text,
           depth + 1,
           budget,
+          aliases,
         ),
       ];
     }

@@ -104,6 +104,40 @@ describe('$expand on every store', () => {
     expect((await answer(library, `/Authors?$expand=${encodeURIComponent('Books/$count($top=1)')}`)).status).toBe(400);
   });
 
+  it('takes parameter aliases inside the options, for them and the options nested in them', async () => {
+    const titles = async (expand: string): Promise<unknown> => {
+      const { status, body } = await answer(library, `/Authors(1)?$select=Name&$expand=${encodeURIComponent(expand)}`);
+      expect(status, expand).toBe(200);
+      return body.Books.map((b: { Title: string }) => b.Title);
+    };
+    // Le Guin's books cost 9.99 and 8.50: one value, then another of the same shape (the plan cache must not mix them)
+    expect(await titles('Books($filter=Price gt @p;$select=Title;@p=9)')).toEqual(['The Left Hand of Darkness']);
+    expect(await titles('Books($filter=Price gt @p;$select=Title;@p=8)')).toEqual([
+      'The Left Hand of Darkness',
+      'A Wizard of Earthsea',
+    ]);
+    // an inner definition shadows a top-level one; a nested expansion sees its enclosing options' aliases
+    const shadowed = await answer(
+      library,
+      `/Authors(1)?$select=Name&$expand=${encodeURIComponent('Books($filter=Price gt @p;$select=Title;@p=100)')}&@p=1`,
+    );
+    expect(shadowed.body.Books).toEqual([]);
+    const nested = await answer(
+      library,
+      `/Authors(1)?$select=Name&$expand=${encodeURIComponent('Books($select=Title;$orderby=Title;$expand=Editions($filter=Year lt @y;$select=Year);@y=1970)')}`,
+    );
+    expect(nested.body.Books).toEqual([
+      { Title: 'A Wizard of Earthsea', Editions: [] },
+      { Title: 'The Left Hand of Darkness', Editions: [{ Year: 1969 }] },
+    ]);
+    // a top-level alias works inside the options too, and one the options do not define is null
+    const top = await answer(
+      library,
+      `/Authors(1)?$select=Name&$expand=${encodeURIComponent('Books($filter=Price gt @p;$select=Title)')}&@p=9`,
+    );
+    expect(top.body.Books).toEqual([{ Title: 'The Left Hand of Darkness' }]);
+  });
+
   it('refuses what a single related entity cannot take', async () => {
     for (const option of ['$top=1', '$skip=1', '$count=true', '$orderby=Name']) {
       const { status, body } = await answer(library, `/Books?$expand=Author(${encodeURIComponent(option)})`);
