@@ -782,7 +782,10 @@ export class ODataService<Context = undefined> implements HttpService {
   ): Promise<ServiceResponse> {
     const format = this.jsonFormat(c);
     const full = format.metadata === 'full';
-    const plan = this.readPlan(c, set, parent, full);
+    // `Prefer: odata.maxpagesize=n`: pages of at most n entities, and never more than the service's own page size
+    const preferred = preferredPageSize(c.request);
+    const pageSize = preferred === undefined ? this.pageSize : Math.min(preferred, this.pageSize);
+    const plan = this.readPlan(c, set, parent, full, pageSize);
     const { rows: raw, count } = await plan.read.run(reading(c));
     // the page's entities' related entities, when $expand asks for them (the rows came decoded)
     const expanded =
@@ -825,7 +828,10 @@ export class ODataService<Context = undefined> implements HttpService {
     const remaining = plan.top === undefined ? undefined : plan.top - written;
     const more = (written < available || raw.length > plan.pageTop) && (remaining === undefined || remaining > 0);
     if (more) body += `,"@odata.nextLink":${JSON.stringify(nextLink(c, plan.skip + written, remaining))}`;
-    return { status: 200, headers: this.jsonHeaders(format), body: `${body}}` };
+    const headers = this.jsonHeaders(format);
+    // (a maximum: honoured by any smaller page too; the client sends it again with each next link)
+    if (preferred !== undefined) headers['preference-applied'] = `odata.maxpagesize=${preferred}`;
+    return { status: 200, headers, body: `${body}}` };
   }
 
   /**
@@ -834,14 +840,21 @@ export class ODataService<Context = undefined> implements HttpService {
    * site, collection, parent and query string: a repeated query skips parsing, binding and SQL generation; and per
    * query shape (plan-cache.ts), so that a query with other `$filter` literals does too where the plan allows.
    */
-  private readPlan(c: Call<Context>, set: StoreCollection, parent: Row | undefined, full: boolean): ReadPlan {
+  private readPlan(
+    c: Call<Context>,
+    set: StoreCollection,
+    parent: Row | undefined,
+    full: boolean,
+    pageSize: number,
+  ): ReadPlan {
     // a shape only where the store can take other literal values into a read it prepared (not full metadata, which
     // reads through the store's plain read)
     const shaped = !full && c.store.prepareRead !== undefined;
-    return this.plan(this.plans, c, `${this.where(c, set, parent)}${full ? 'full' : ''}\n`, shaped, (options) => {
+    const where = `${this.where(c, set, parent)}${full ? 'full' : ''}${pageSize === this.pageSize ? '' : ` ${pageSize}`}\n`;
+    return this.plan(this.plans, c, where, shaped, (options) => {
       const bound = validateQuery(options, set.entityType, this.limits);
       const top = bound.top;
-      const pageTop = top === undefined || top > this.pageSize ? this.pageSize : top;
+      const pageTop = top === undefined || top > pageSize ? pageSize : top;
       const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
       const expand = bound.expand;
       // full metadata needs each row's key for its id, and $expand the foreign keys of what it expands: they are read
@@ -1514,6 +1527,19 @@ function functionParameters(fn: FunctionDefinition, call: KeyPredicate): Row {
 }
 
 /** `Prefer: return=minimal` (Protocol §8.2.8.7): the client wants no representation of what it wrote. */
+/**
+ * `Prefer: odata.maxpagesize=n` (or `maxpagesize=n`, OData 4.01), a positive integer; undefined when absent or not
+ * one (a preference the service cannot read is ignored, as preferences are).
+ */
+function preferredPageSize(request: ServiceRequest): number | undefined {
+  const match = /(?:^|[,;\s])(?:odata\.)?maxpagesize\s*=\s*"?(\d{1,15})"?(?=$|[,;\s])/i.exec(
+    header(request, 'prefer') ?? '',
+  );
+  if (match === null) return undefined;
+  const size = Number(match[1]);
+  return size >= 1 ? size : undefined;
+}
+
 function prefersMinimal(request: ServiceRequest): boolean {
   return /(?:^|[,;\s])return\s*=\s*minimal\b/i.test(header(request, 'prefer') ?? '');
 }

@@ -119,6 +119,28 @@ describe.each(kinds)('the reference server on %s', (storage) => {
       expect(exact.value).toEqual([one]);
     });
 
+    it('pages by Prefer: odata.maxpagesize, never past the service page size, and says so', async () => {
+      const all = Number(await (await get('/WorkOrders/$count')).text());
+      const seen: unknown[] = [];
+      let url: string | undefined = `${s.root}/WorkOrders?$select=WorkOrderID`;
+      let pages = 0;
+      while (url !== undefined) {
+        const response = await fetch(url, { headers: { API_KEY: s.key, prefer: 'odata.maxpagesize=7' } });
+        expect(response.headers.get('preference-applied')).toBe('odata.maxpagesize=7');
+        const body = await json(response);
+        expect(body.value!.length).toBeLessThanOrEqual(7);
+        seen.push(...body.value!.map((r) => r['WorkOrderID']));
+        url = body['@odata.nextLink'] as string | undefined;
+        pages++;
+      }
+      expect(new Set(seen).size).toBe(all);
+      expect(pages).toBe(Math.ceil(all / 7));
+      // a larger preference is honoured by the service's own page (20 here)
+      const capped = await get('/WorkOrders?$select=WorkOrderID', { prefer: 'odata.maxpagesize=1000' });
+      expect(capped.headers.get('preference-applied')).toBe('odata.maxpagesize=1000');
+      expect((await json(capped)).value!.length).toBe(Math.min(20, all));
+    });
+
     it('pages with an absolute @odata.nextLink that a client can follow to the end', async () => {
       const seen: unknown[] = [];
       let url: string | undefined = `${s.root}/POLineItems?$select=PONumber,LineNumber&$count=true`;

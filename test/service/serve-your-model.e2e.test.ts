@@ -92,6 +92,7 @@ interface Exchange {
   readonly status: number;
   readonly contentType: string | null;
   readonly location: string | null;
+  readonly preferenceApplied: string | null;
   readonly body: unknown;
 }
 
@@ -172,6 +173,17 @@ async function script(origin: string): Promise<Exchange[]> {
     ],
     ['an order through a single-valued navigation', '/Books?$orderby=Author/Name%20desc,Price&$select=Title'],
     ['a navigation selected', "/Books?$select=Author&$filter=Title%20eq%20'Solaris'"],
+    [
+      'a preferred page size',
+      '/Books?$select=Title&$orderby=Title',
+      { headers: { prefer: 'return=representation, odata.maxpagesize=2' } },
+    ],
+    [
+      'a preferred page size past the service',
+      '/Books?$select=Title&$top=3',
+      { headers: { prefer: 'maxpagesize=500' } },
+    ],
+    ['an unreadable page size', '/Books?$select=Title&$top=1', { headers: { prefer: 'odata.maxpagesize=0' } }],
     ['a navigation selected, full metadata', "/Books?$select=Author&$filter=Title%20eq%20'Solaris'", { headers: FULL }],
     ['a property through a navigation selected', '/Books?$select=Author/Name'],
     [
@@ -242,6 +254,7 @@ async function script(origin: string): Promise<Exchange[]> {
       status: response.status,
       contentType: response.headers.get('content-type'),
       location: response.headers.get('location')?.replace(origin, 'ORIGIN') ?? null,
+      preferenceApplied: response.headers.get('preference-applied'),
       body: JSON.parse(json.replaceAll(origin, 'ORIGIN')) as unknown,
     });
   }
@@ -378,6 +391,21 @@ describe('a user model served by odata-engine/service', () => {
         },
       ],
     });
+    // pages of at most the size asked, said in Preference-Applied; a client follows the next link with the header
+    expect(by('a preferred page size')).toMatchObject({
+      status: 200,
+      preferenceApplied: 'odata.maxpagesize=2',
+      body: {
+        value: [{ Title: 'Earthsea' }, { Title: 'Solaris' }],
+        '@odata.nextLink': 'ORIGIN/odata/Books?$select=Title&$orderby=Title&$skip=2',
+      },
+    });
+    // (the 4.01 spelling without `odata.`; $top ends the answer before any page does)
+    const past = by('a preferred page size past the service');
+    expect(past.preferenceApplied).toBe('odata.maxpagesize=500');
+    expect((past.body as { value: unknown[] }).value).toHaveLength(3);
+    expect(past.body).not.toHaveProperty('@odata.nextLink');
+    expect(by('an unreadable page size')).toMatchObject({ status: 200, preferenceApplied: null });
     expect(by('a property through a navigation selected')).toMatchObject({
       status: 400,
       body: {
@@ -422,6 +450,7 @@ describe('a user model served by odata-engine/service', () => {
       status: 204,
       contentType: null,
       location: "ORIGIN/odata/Editions(ISBN='978-0441478125',Number=2)",
+      preferenceApplied: 'return=minimal',
       body: '',
     });
     const metadata = String(by('metadata').body);
