@@ -1115,7 +1115,8 @@ export class ODataService<Context = undefined> implements HttpService {
           ),
     );
     const location = `${c.base}/${set.name}(${describeKey(keyOf(set, stored), true, set.entityType)})`;
-    if (prefersMinimal(c.request)) {
+    const wanted = preferredReturn(c.request);
+    if (wanted === 'minimal') {
       // Protocol §11.4.2: 204 with the new entity's address in Location and OData-EntityId
       return {
         status: 204,
@@ -1129,6 +1130,7 @@ export class ODataService<Context = undefined> implements HttpService {
     }
     const response = this.entityResponse(c, format, set, stored, 201);
     response.headers['location'] = location;
+    if (wanted === 'representation') response.headers['preference-applied'] = 'return=representation';
     return response;
   }
 
@@ -1159,10 +1161,14 @@ export class ODataService<Context = undefined> implements HttpService {
       await tx.update(set, row);
       return row;
     });
-    if (prefersMinimal(c.request)) {
+    const wanted = preferredReturn(c.request);
+    if (wanted === 'minimal') {
       return { status: 204, headers: { 'odata-version': '4.0', 'preference-applied': 'return=minimal' } };
     }
-    return this.entityResponse(c, format, set, stored, 200);
+    const response = this.entityResponse(c, format, set, stored, 200);
+    // (the representation is the default answer; asked for, the answer says it applied the preference)
+    if (wanted === 'representation') response.headers['preference-applied'] = 'return=representation';
+    return response;
   }
 
   /** DELETE of an entity: 204, or 404 when there is none. */
@@ -1540,8 +1546,12 @@ function preferredPageSize(request: ServiceRequest): number | undefined {
   return size >= 1 ? size : undefined;
 }
 
-function prefersMinimal(request: ServiceRequest): boolean {
-  return /(?:^|[,;\s])return\s*=\s*minimal\b/i.test(header(request, 'prefer') ?? '');
+/** `Prefer: return=minimal` or `return=representation` (Protocol §8.2.8.7), on the writes that answer an entity. */
+function preferredReturn(request: ServiceRequest): 'minimal' | 'representation' | undefined {
+  const match = /(?:^|[,;\s])return\s*=\s*"?(minimal|representation)"?(?=$|[,;\s])/i.exec(
+    header(request, 'prefer') ?? '',
+  );
+  return match === null ? undefined : (match[1]!.toLowerCase() as 'minimal' | 'representation');
 }
 
 /** The lock a write of one entity holds for its transaction. */

@@ -145,6 +145,11 @@ async function script(origin: string): Promise<Exchange[]> {
     ['update', "/Books('978-0156836715')", { method: 'PATCH', headers: JSON_TYPE, body: '{"Price":"12.00"}' }],
     ['updated', "/Books('978-0156836715')?$select=Price"],
     [
+      'update, the representation asked for',
+      "/Books('978-0156027601')",
+      { method: 'PATCH', headers: { ...JSON_TYPE, prefer: 'return=representation' }, body: '{"Price":"14.95"}' },
+    ],
+    [
       'replace',
       "/Books('978-0547773742')",
       { method: 'PUT', headers: JSON_TYPE, body: JSON.stringify({ Title: 'Earthsea', AuthorID: 1 }) },
@@ -406,6 +411,13 @@ describe('a user model served by odata-engine/service', () => {
     expect((past.body as { value: unknown[] }).value).toHaveLength(3);
     expect(past.body).not.toHaveProperty('@odata.nextLink');
     expect(by('an unreadable page size')).toMatchObject({ status: 200, preferenceApplied: null });
+    expect(by('update, the representation asked for')).toMatchObject({
+      status: 200,
+      preferenceApplied: 'return=representation',
+      body: { ISBN: '978-0156027601', Title: 'Solaris', Price: 14.95 },
+    });
+    // without the preference, no Preference-Applied
+    expect(by('update')).toMatchObject({ status: 200, preferenceApplied: null });
     expect(by('a property through a navigation selected')).toMatchObject({
       status: 400,
       body: {
