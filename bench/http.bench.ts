@@ -78,6 +78,7 @@ import {
   formatInt,
   formatSig,
   markdownTable,
+  positiveNumber,
   postgresUnreachable,
   writeResults,
 } from './util.js';
@@ -110,14 +111,6 @@ const GOAL_CPU = 1.3;
 const GOAL_CAP = 3;
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
 const SERVER_SCRIPT = fileURLToPath(new URL('./http/server.ts', import.meta.url));
-
-function positiveNumber(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${text}`);
-  return value;
-}
 
 function listKnob<T extends string>(name: string, known: readonly T[]): T[] {
   const text = process.env[name];

@@ -52,6 +52,7 @@ import {
   formatInt,
   formatSig,
   markdownTable,
+  positiveNumber,
   writeResults,
 } from './util.js';
 
@@ -85,15 +86,6 @@ const BIG_SITE = 'big';
 const MiB = 1024;
 
 type Storage = 'sqlite' | 'postgres';
-
-function positiveNumber(name: string, fallback: number, zeroAllowed = false): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed))
-    throw new Error(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, got ${text}`);
-  return value;
-}
 
 function storageList(name: string): Storage[] {
   const text = process.env[name];

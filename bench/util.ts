@@ -100,3 +100,13 @@ export async function postgresUnreachable(url: string): Promise<string | undefin
     return errorText(error);
   }
 }
+
+/** A number from the environment variable `name` (a benchmark's knob), or `fallback` when it is unset or empty. */
+export function positiveNumber(name: string, fallback: number, zeroAllowed = false): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zeroAllowed))
+    throw new Error(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number, got ${text}`);
+  return value;
+}

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 
 import { startCap as startCapModel } from '../cap/start.js';
+import { cpuWhenFinished, track } from '../finished-requests.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
 type Row = Record<string, unknown>;
@@ -32,15 +33,6 @@ const config = JSON.parse(process.env['EXPAND_BENCH_SERVER'] ?? 'null') as Expan
 if (config === null || process.send === undefined) {
   console.error('bench/expand/server.ts is started by bench/expand.bench.ts (fork with EXPAND_BENCH_SERVER)');
   process.exit(2);
-}
-
-let received = 0;
-let finished = 0;
-function track(server: Server): void {
-  server.on('request', (_request, response) => {
-    received++;
-    response.once('close', () => finished++);
-  });
 }
 
 async function startOurs(c: ExpandServerConfig): Promise<{ server: Server; label: string }> {
@@ -138,10 +130,8 @@ const started =
 
 process.on('message', (message: { id: number; op: 'cpu' }) => {
   void (async () => {
-    const deadline = Date.now() + 30_000;
-    while (finished < received && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    const used = process.cpuUsage();
-    process.send!({ id: message.id, cpuUs: used.user + used.system, finished });
+    const { userUs, systemUs, finished } = await cpuWhenFinished();
+    process.send!({ id: message.id, cpuUs: userUs + systemUs, finished });
   })();
 });
 process.on('disconnect', () => process.exit(0));

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 
 import { startCap as startCapModel, type CapDb, type PreparedStatement } from '../cap/start.js';
+import { cpuWhenFinished, track } from '../finished-requests.js';
 
 import {
   CAP_ENTITY,
@@ -33,27 +34,6 @@ if (config === null || process.send === undefined) {
   process.exit(2);
 }
 const send = (message: ChildMessage): void => void process.send!(message);
-
-// ── Requests finished ───────────────────────────────────────────────────────
-
-let received = 0;
-let finished = 0;
-
-/** Counts the requests the server has begun and those it is done with (answered, or the client went away). */
-function track(server: Server): void {
-  server.on('request', (_request, response) => {
-    received++;
-    response.once('close', () => finished++);
-  });
-}
-
-/** CPU time of this process (every thread: SQLite readers too) once every request received has been finished. */
-async function cpu(): Promise<CpuReading> {
-  const deadline = Date.now() + 30_000;
-  while (finished < received && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  const used = process.cpuUsage();
-  return { userUs: used.user, systemUs: used.system, received, finished };
-}
 
 // ── The three servers ───────────────────────────────────────────────────────
 
@@ -236,7 +216,7 @@ process.on('message', (message: ParentMessage) => {
   const answer = async (): Promise<unknown> => {
     switch (message.op) {
       case 'cpu':
-        return cpu();
+        return cpuWhenFinished();
       case 'close':
         await started.close();
         return undefined;
