@@ -122,6 +122,22 @@ export function errorAt(code: ErrorCode, what: string, target: string, position:
   return new ODataError(code, atPosition(what, position, target, hint), { target, position });
 }
 
+/**
+ * Runs `run`; an ODataError it throws is added to `problems` and gives undefined, so that every option of a request
+ * is checked and all their problems reported together (combineErrors). Any other error is thrown on.
+ */
+export function collectProblem<T>(problems: ODataError[], run: () => T): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ODataError) {
+      problems.push(error);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 /** Several problems of one request as one error: the first, with the others in `details`. */
 export function combineErrors(problems: readonly ODataError[]): ODataError {
   const [first, ...rest] = problems as [ODataError, ...ODataError[]];

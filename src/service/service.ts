@@ -1534,24 +1534,41 @@ function functionParameters(fn: FunctionDefinition, call: KeyPredicate): Row {
 
 /** `Prefer: return=minimal` (Protocol §8.2.8.7): the client wants no representation of what it wrote. */
 /**
+ * The value of a preference of the `Prefer` header (RFC 7240: preferences separated by `,`, each `name[=value]` with
+ * `;` parameters, names case-insensitive, values maybe quoted) by any of its `names`; '' for one without a value,
+ * undefined when the request has none of them.
+ */
+function preference(request: ServiceRequest, names: readonly string[]): string | undefined {
+  for (const item of (header(request, 'prefer') ?? '').split(',')) {
+    const [token = ''] = item.split(';');
+    const eq = token.indexOf('=');
+    const name = (eq < 0 ? token : token.slice(0, eq)).trim().toLowerCase();
+    if (names.includes(name))
+      return eq < 0
+        ? ''
+        : token
+            .slice(eq + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1');
+  }
+  return undefined;
+}
+
+/**
  * `Prefer: odata.maxpagesize=n` (or `maxpagesize=n`, OData 4.01), a positive integer; undefined when absent or not
  * one (a preference the service cannot read is ignored, as preferences are).
  */
 function preferredPageSize(request: ServiceRequest): number | undefined {
-  const match = /(?:^|[,;\s])(?:odata\.)?maxpagesize\s*=\s*"?(\d{1,15})"?(?=$|[,;\s])/i.exec(
-    header(request, 'prefer') ?? '',
-  );
-  if (match === null) return undefined;
-  const size = Number(match[1]);
+  const value = preference(request, ['odata.maxpagesize', 'maxpagesize']);
+  if (value === undefined || !/^\d{1,15}$/.test(value)) return undefined;
+  const size = Number(value);
   return size >= 1 ? size : undefined;
 }
 
 /** `Prefer: return=minimal` or `return=representation` (Protocol §8.2.8.7), on the writes that answer an entity. */
 function preferredReturn(request: ServiceRequest): 'minimal' | 'representation' | undefined {
-  const match = /(?:^|[,;\s])return\s*=\s*"?(minimal|representation)"?(?=$|[,;\s])/i.exec(
-    header(request, 'prefer') ?? '',
-  );
-  return match === null ? undefined : (match[1]!.toLowerCase() as 'minimal' | 'representation');
+  const value = preference(request, ['return'])?.toLowerCase();
+  return value === 'minimal' || value === 'representation' ? value : undefined;
 }
 
 /** The lock a write of one entity holds for its transaction. */

@@ -1,7 +1,7 @@
 // The whole query string: option names case-insensitive with or without `$` (4.01), values
 // percent-decoded once, duplicates and unknown `$` options rejected, custom options kept,
 // `@alias` values parsed and attached to the alias nodes that use them.
-import { atPosition, combineErrors, errorAt, ODataError } from '../errors.js';
+import { atPosition, collectProblem, combineErrors, errorAt, ODataError } from '../errors.js';
 import { suggest } from '../values/suggest.js';
 import type { ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
 import {
@@ -191,17 +191,7 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
     system.set(option, value);
   }
 
-  const attempt = <T>(parse: () => T): T | undefined => {
-    try {
-      return parse();
-    } catch (error) {
-      if (error instanceof ODataError) {
-        problems.push(error);
-        return undefined;
-      }
-      throw error;
-    }
-  };
+  const attempt = <T>(parse: () => T): T | undefined => collectProblem(problems, parse);
 
   // Alias values first, so the alias nodes in $filter/$orderby carry them; an alias used in another
   // alias's value is parsed before it (a cycle leaves the later one unresolved, that is null).

@@ -1,7 +1,7 @@
 // Binding: the syntax tree of each query option resolved against an entity type. Every name becomes
 // a Property or NavigationProperty, every node gets its EDM type, promotions become explicit, and
 // every mistake becomes an ODataError (400) with the option, the position and what was expected.
-import { atPosition, combineErrors, ODataError, type ErrorCode } from '../errors.js';
+import { atPosition, collectProblem, combineErrors, ODataError, type ErrorCode } from '../errors.js';
 import {
   isEdmPrimitiveType,
   isIntegral,
@@ -1166,19 +1166,6 @@ class Binder {
 
 const span = (start: number, end: number): Span => ({ start, end });
 
-/** Runs `run`; an ODataError it throws is added to `problems` (every option's first problem is reported). */
-function collect<T>(problems: ODataError[], run: () => T): T | undefined {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof ODataError) {
-      problems.push(error);
-      return undefined;
-    }
-    throw error;
-  }
-}
-
 /** Expansions bound so far in one query (for maxExpansions). */
 interface ExpandBudget {
   count: number;
@@ -1367,7 +1354,7 @@ function expandOne(
   const target = navigation.target();
   const binder: Binder = new Binder(target, limits, '$expand', text, undefined, aliases);
   const problems: ODataError[] = [];
-  const attempt = <T>(run: () => T): T | undefined => collect(problems, run);
+  const attempt = <T>(run: () => T): T | undefined => collectProblem(problems, run);
   if (!navigation.collection && options !== undefined) {
     // one related entity: nothing to order, page or count
     for (const name of ['orderBy', 'top', 'skip', 'count'] as const) {
@@ -1552,7 +1539,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
   const problems: ODataError[] = [];
   const subqueries: StatementCost = { count: 0, joins: new Set(), ids: 0 };
   const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined =>
-    collect(problems, () =>
+    collectProblem(problems, () =>
       run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']], subqueries)),
     );
 

@@ -123,8 +123,13 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
   const now = <T>(run: () => Promise<T>): Promise<T> => (pending === 0 ? run() : enqueue(run));
   const inline = new InlineTries(inlineReadMs);
   /** A read outside a transaction: here, briefly, where it can be; else on a reader thread. */
-  const read = (sql: string, params: readonly SqlParam[], read: ReadOptions, values: boolean): Promise<unknown[]> => {
-    if (read.keyLookup === true) return now(async () => allNow(sql, params, values));
+  const read = (
+    sql: string,
+    params: readonly SqlParam[],
+    options: ReadOptions,
+    values: boolean,
+  ): Promise<unknown[]> => {
+    if (options.keyLookup === true) return now(async () => allNow(sql, params, values));
     const checked = sql.includes(ROW_CHECK);
     if (reads === undefined) {
       if (!checked || queryTimeoutMs === 0) return now(async () => allNow(sql, params, values));
@@ -149,7 +154,7 @@ export function openSqlite(file: string, options: SqliteDriverOptions = {}): Sql
         inline.failed(sql, performance.now() - started);
       }
     }
-    return values ? reads.readValues(file, sql, params, read.signal) : reads.read(file, sql, params, read.signal);
+    return values ? reads.readValues(file, sql, params, options.signal) : reads.read(file, sql, params, options.signal);
   };
   return {
     dialect: 'sqlite',
