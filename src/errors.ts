@@ -37,6 +37,20 @@ export const errorCatalog = {
     status: 400,
     meaning: 'The request is not valid HTTP/1.1 (a malformed request line or header, no Host header).',
   },
+  InvalidBatch: {
+    status: 400,
+    meaning:
+      'A $batch body is malformed: a part without a request line or boundary, a GET in a change set, a bad request object, a reference to no preceding request.',
+  },
+  UnsupportedVersion: {
+    status: 400,
+    meaning:
+      'OData-Version or OData-MaxVersion names a protocol version this service does not speak (it speaks 4.0 and 4.01).',
+  },
+  InvalidSkipToken: {
+    status: 400,
+    meaning: '$skiptoken is not one this service issued for this query (altered, or from another query or service).',
+  },
   PayloadTooLarge: { status: 413, meaning: 'The request body, or a value in it, is larger than the service accepts.' },
   Unauthorized: {
     status: 401,
@@ -54,6 +68,20 @@ export const errorCatalog = {
     meaning: 'The Accept header (or $format) asks for a representation the service cannot produce.',
   },
   Conflict: { status: 409, meaning: 'A create names a key that exists already.' },
+  PreconditionFailed: {
+    status: 412,
+    meaning:
+      'If-Match names an ETag the entity no longer has (it changed since it was read), or If-None-Match: * and it exists.',
+  },
+  PreconditionRequired: {
+    status: 428,
+    meaning: 'A change of an entity with an ETag is sent without If-Match, and the service requires one.',
+  },
+  FailedDependency: {
+    status: 424,
+    meaning:
+      'A request of a batch was not run, or not kept, because a request it depends on (or of its change set) failed.',
+  },
   UnsupportedMediaType: { status: 415, meaning: 'A request body is not sent as application/json.' },
   ExpectationFailed: { status: 417, meaning: 'An Expect header other than 100-continue.' },
   TooManyRequests: {

@@ -10,7 +10,8 @@ import { decodeString } from '../syntax/literals.js';
 export type ResourcePath =
   | { readonly kind: 'service' }
   | { readonly kind: 'metadata' }
-  /** A service-level resource OData defines that this service does not offer yet (`$batch`, `$all`, `$crossjoin`, `$entity`): 501. */
+  | { readonly kind: 'batch' }
+  /** A service-level resource OData defines that this service does not offer yet (`$all`, `$crossjoin`, `$entity`): 501. */
   | { readonly kind: 'unsupported'; readonly what: string }
   /**
    * An entity set and what follows it: `Set`, `Set/$count`, `Set(key)`, `Set(key)/Property[/$value]`,
@@ -29,7 +30,7 @@ export type KeyPredicate =
   | { readonly kind: 'named'; readonly values: ReadonlyMap<string, LiteralValue> };
 
 /** Service-level resources of OData 4.01 (Part 2 §4) this service recognises but does not serve yet. */
-const UNSUPPORTED_ROOTS = new Set(['$batch', '$all', '$entity']);
+const UNSUPPORTED_ROOTS = new Set(['$all', '$entity']);
 
 function notFound(message: string): ODataError {
   return new ODataError('NotFound', message);
@@ -64,6 +65,10 @@ export function parseResource(segments: readonly string[]): ResourcePath {
   if (first === '$metadata') {
     if (rest.length > 0) throw notFound(`No resource at ${segments.join('/')}`);
     return { kind: 'metadata' };
+  }
+  if (first === '$batch') {
+    if (rest.length > 0) throw notFound(`No resource at ${segments.join('/')}`);
+    return { kind: 'batch' };
   }
   if (UNSUPPORTED_ROOTS.has(first) || first.startsWith('$crossjoin(')) {
     return { kind: 'unsupported', what: first.startsWith('$crossjoin(') ? '$crossjoin' : first };

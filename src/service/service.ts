@@ -34,6 +34,15 @@ import {
   parseJsonBody,
   type BodyOptions,
 } from './body.js';
+import {
+  readJsonBatch,
+  readMultipartBatch,
+  runBatch,
+  writeJsonBatch,
+  writeMultipartBatch,
+  type BatchRequest,
+  type ResolvedBatchRequest,
+} from './batch.js';
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
 import { PlanCache, sumStats, type PlanCacheStats, type Rebindable } from './plan-cache.js';
@@ -43,6 +52,7 @@ import type { Readiness } from './sql/driver.js';
 import {
   collectionOfType,
   collectionsOf,
+  linkValueText,
   type PreparedCount,
   type PreparedRead,
   type ReadOptions,
@@ -218,6 +228,8 @@ export interface ODataServiceOptions<Context = undefined> {
   readonly actionResults?: 'odata' | 'bare';
   /** PATCH of the entity set with the key in the body (an update without a key in the path); off by default. */
   readonly keyInBodyUpdate?: boolean;
+  /** Most requests in one `$batch`, change sets' requests included (default 1,000): a larger batch is a 400. */
+  readonly maxBatchRequests?: number;
 }
 
 /** On every answer, errors included: the service serves data to programs, never pages to frame or sniff. */
@@ -354,9 +366,21 @@ export class ODataService<Context = undefined> implements HttpService {
 
   /** Answers one request; never throws (an unexpected failure is a 500 without internals). */
   async handle(request: ServiceRequest): Promise<ServiceResponse> {
+    const response = await this.answer(request, () => this.route(request));
+    this.finish(response.headers, request.id);
+    return response;
+  }
+
+  /**
+   * The answer of `work` for a request (an error answer when it throws), in the OData version the request negotiates
+   * (OData-MaxVersion and OData-Version: 4.0 or 4.01).
+   */
+  private async answer(request: ServiceRequest, work: () => Promise<ServiceResponse>): Promise<ServiceResponse> {
     let response: ServiceResponse;
+    let version: ODataVersion = '4.0';
     try {
-      response = await this.route(request);
+      version = negotiateVersion(request);
+      response = await work();
     } catch (error) {
       response = this.errorResponse(error, request.id);
       // a query stopped because its client left is no failure of the server: nobody is there to read the answer
@@ -365,7 +389,7 @@ export class ODataService<Context = undefined> implements HttpService {
         else response = { ...response, error };
       }
     }
-    this.finish(response.headers, request.id);
+    if (response.headers['odata-version'] !== undefined) response.headers['odata-version'] = version;
     return response;
   }
 
@@ -451,7 +475,14 @@ export class ODataService<Context = undefined> implements HttpService {
 
   // ── routing ────────────────────────────────────────────────────────────────
 
-  private async route(request: ServiceRequest): Promise<ServiceResponse> {
+  /**
+   * Finds the request's store and resource, then answers it. In a batch, `batch` is the batch's call: a request of a
+   * change set (`changes`) must address the batch's store, and runs in the change set's transaction.
+   */
+  private async route(
+    request: ServiceRequest,
+    batch?: { readonly call: Call<Context>; readonly changes?: Store },
+  ): Promise<ServiceResponse> {
     // an absolute-form target (`GET http://host/north/... HTTP/1.1`, RFC 9112 §3.2.2) names the host itself: its
     // authority replaces the Host header
     const absolute = ABSOLUTE_FORM.exec(request.url);
@@ -460,19 +491,30 @@ export class ODataService<Context = undefined> implements HttpService {
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     const rawQuery = q < 0 ? '' : url.slice(q + 1);
-    if (this.options.probes !== undefined && isProbe(pathname))
+    if (this.options.probes !== undefined && isProbe(pathname) && batch === undefined)
       return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
     const resolved = await this.resolveRequest({ request, pathname, host });
     if (resolved === undefined) throw httpError('NotFound', `No resource at ${pathname.slice(0, 200)}`);
+    let store = resolved.store;
+    if (batch?.changes !== undefined) {
+      if (store !== batch.call.store)
+        throw httpError(
+          'InvalidBatch',
+          'A change set is one transaction: its requests address the service root of the batch',
+        );
+      store = batch.changes;
+    }
     const path = parseResource(resourceSegments(resolved.resource));
     const call: Call<Context> = {
-      store: resolved.store,
+      store,
       context: resolved.context,
       base: this.baseUrl(request, host, resolved.root),
+      root: resolved.root,
       resource: resolved.resource.replace(/\/$/, ''),
       url,
       rawQuery,
       request,
+      inBatch: batch !== undefined,
     };
     return this.dispatch(path, call);
   }
@@ -510,6 +552,10 @@ export class ODataService<Context = undefined> implements HttpService {
               body: this.metadataXml,
             };
       }
+      case 'batch':
+        if (c.inBatch) throw httpError('InvalidBatch', 'A request of a batch cannot be a batch itself');
+        allow(method, ['POST']);
+        return this.batch(c);
       case 'unsupported':
         throw httpError(
           'NotImplemented',
@@ -618,7 +664,10 @@ export class ODataService<Context = undefined> implements HttpService {
     if (second.key === undefined) {
       const [next] = tail;
       if (next === undefined) {
-        allow(method, ['GET']);
+        // a create through the navigation (`PurchaseOrders('PO-1')/Lines`): the new entity related to this one
+        const insertable = navigation.contained !== true && capabilities(this.model, child).insertable;
+        allow(method, ['GET', ...(insertable ? ['POST'] : [])]);
+        if (method === 'POST') return this.create(c, child, parentValues);
         return this.read(c, child, parentValues, contextSet);
       }
       if (tail.length === 1 && next.kind === '$count') {
@@ -1101,10 +1150,19 @@ export class ODataService<Context = undefined> implements HttpService {
     return parseJsonBody(text);
   }
 
-  private async create(c: Call<Context>, set: StoreCollection): Promise<ServiceResponse> {
+  /**
+   * POST of an entity set, or of a navigation (`related`: the values the related entity fixes, as the foreign key of
+   * `PurchaseOrders('PO-1')/Lines`): 201 with the entity and its Location.
+   */
+  private async create(c: Call<Context>, set: StoreCollection, related?: Row): Promise<ServiceResponse> {
     // negotiated before anything is written: a 406 must not follow a committed write
     const format = this.jsonFormat(c);
-    const sent = checkCreateBody(set.entityType, this.readBody(c), this.bodyOptions(c));
+    const body = this.readBody(c);
+    const sent = checkCreateBody(
+      set.entityType,
+      related === undefined ? body : relatedBody(set.entityType, body, related),
+      this.bodyOptions(c),
+    );
     checkRules(set.entityType.rules, sent);
     const handler = this.options.create?.[set.name];
     const stored = await c.store.transaction((tx) =>
@@ -1258,6 +1316,91 @@ export class ODataService<Context = undefined> implements HttpService {
     return { status: 200, headers: this.jsonHeaders(format), body: `{${context}"value":${json}}` };
   }
 
+  // ── $batch ─────────────────────────────────────────────────────────────────
+
+  /**
+   * `POST $batch` (Protocol §11.7): multipart/mixed or JSON, answered in the same format. Each request is answered as
+   * it would be on its own (resolve, credentials and tenancy included); a change set (atomicity group) runs in one
+   * transaction of the store and is kept whole or not at all.
+   */
+  private async batch(c: Call<Context>): Promise<ServiceResponse> {
+    const type = (header(c.request, 'content-type') ?? '').trim();
+    const body = c.request.body ?? new Uint8Array();
+    if (body.length > this.maxBodyBytes)
+      throw httpError('PayloadTooLarge', `The body exceeds ${this.maxBodyBytes} bytes`);
+    const limits = { maxRequests: this.options.maxBatchRequests ?? 1000 };
+    let requests: BatchRequest[];
+    const json = /^application\/json\b/i.test(type);
+    if (/^multipart\/mixed\b/i.test(type)) requests = readMultipartBatch(type, body, limits);
+    else if (json) requests = readJsonBatch(this.readBody(c), limits);
+    else
+      throw httpError(
+        'UnsupportedMediaType',
+        `Send a batch as multipart/mixed;boundary=... or as application/json (received ${type === '' ? 'no Content-Type' : type.slice(0, 80)})`,
+      );
+    // multipart stops at the first failure unless asked to go on; JSON goes on unless asked to stop (JSON Format §19.5)
+    const named = preference(c.request, ['odata.continue-on-error', 'continue-on-error']);
+    const continueOnError = named === undefined ? json : named === '' || named.toLowerCase() === 'true';
+    let internal: unknown;
+    const version = negotiateVersion(c.request);
+    const run = (request: ResolvedBatchRequest, changes?: Store): Promise<ServiceResponse> => {
+      const part = this.partRequest(c, request);
+      return this.answer(part, () => this.route(part, { call: c, ...(changes === undefined ? {} : { changes }) })).then(
+        (response) => {
+          // a part's unexpected failure goes to the adapter's log with the batch's answer
+          if (response.error !== undefined) internal ??= response.error;
+          return response;
+        },
+      );
+    };
+    const result = await runBatch(
+      requests,
+      {
+        run: (request) => run(request),
+        atomically: (work) => c.store.transaction((tx) => work((request) => run(request, changeSetStore(tx)))),
+        errorAnswer: (error) => {
+          if (!isODataError(error)) internal ??= error;
+          const answer = this.errorResponse(error, c.request.id);
+          answer.headers['odata-version'] = version;
+          return answer;
+        },
+      },
+      continueOnError,
+    );
+    const headers: Record<string, string> = { 'odata-version': '4.0' };
+    if (named !== undefined) headers['preference-applied'] = `continue-on-error=${continueOnError}`;
+    const response: ServiceResponse = json
+      ? { status: 200, headers: { ...headers, 'content-type': 'application/json' }, body: writeJsonBatch(result) }
+      : (() => {
+          const written = writeMultipartBatch(result);
+          return { status: 200, headers: { ...headers, 'content-type': written.contentType }, body: written.body };
+        })();
+    return internal === undefined ? response : { ...response, error: internal };
+  }
+
+  /**
+   * A batch's request as a request of its own: its URL in origin form (a relative one under the batch's service root),
+   * the batch's headers (credentials, host) beneath its own, and the batch's connection.
+   */
+  private partRequest(c: Call<Context>, request: ResolvedBatchRequest): ServiceRequest {
+    const url =
+      /^https?:\/\//i.test(request.url) || request.url.startsWith('/') ? request.url : `${c.root}/${request.url}`;
+    const headers: Record<string, string | readonly string[] | undefined> = {};
+    for (const [name, value] of Object.entries(c.request.headers))
+      if (!BATCH_OWN_HEADERS.has(name)) headers[name] = value;
+    Object.assign(headers, request.headers);
+    return {
+      method: request.method,
+      url,
+      headers,
+      body: request.body,
+      id: c.request.id,
+      remoteAddress: c.request.remoteAddress,
+      protocol: c.request.protocol,
+      signal: c.request.signal,
+    };
+  }
+
   // ── responses ──────────────────────────────────────────────────────────────
 
   /** The JSON format the request accepts (406 when none): `$format` or the Accept header. */
@@ -1293,6 +1436,70 @@ interface ReadPlan {
   readonly writeCompatible: (row: unknown) => string;
 }
 
+/** Headers of a batch request that describe the batch itself, not each of its requests. */
+const BATCH_OWN_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'accept',
+  'prefer',
+  'if-match',
+  'if-none-match',
+  'odata-version',
+  'expect',
+]);
+
+/**
+ * The store a change set's requests see: its transaction. Reads do not belong in a change set (the batch readers
+ * refuse a GET in one); an entity the change set wrote is found by the requests after it.
+ */
+function changeSetStore(tx: StoreTransaction): Store {
+  const refuse = (): never => {
+    throw httpError('InvalidBatch', 'A change set holds only changes and actions: send reads outside it');
+  };
+  return {
+    read: refuse,
+    count: refuse,
+    get: (c, key) => tx.get(c, key),
+    transaction: (work) => work(tx),
+  };
+}
+
+export type ODataVersion = '4.0' | '4.01';
+
+/**
+ * The version of the answer (Protocol §8.2.6, §8.2.7): the highest the service speaks (4.01) not above the request's
+ * OData-MaxVersion; a request written in a version the service does not speak (OData-Version), or allowing only
+ * versions below 4.0, is a 400.
+ */
+function negotiateVersion(request: ServiceRequest): ODataVersion {
+  const sent = header(request, 'odata-version')?.trim();
+  if (sent !== undefined && sent !== '4.0' && sent !== '4.01')
+    throw httpError(
+      'UnsupportedVersion',
+      `OData-Version ${JSON.stringify(sent.slice(0, 20))} is not a version this service speaks: send 4.0 or 4.01`,
+      'OData-Version',
+    );
+  const max = header(request, 'odata-maxversion')?.trim();
+  if (max === undefined) return '4.01';
+  const match = /^(\d{1,3})\.(\d{1,3})$/.exec(max);
+  if (match === null)
+    throw httpError(
+      'UnsupportedVersion',
+      `OData-MaxVersion ${JSON.stringify(max.slice(0, 20))} is not a version (4.0, 4.01)`,
+      'OData-MaxVersion',
+    );
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major < 4)
+    throw httpError(
+      'UnsupportedVersion',
+      `OData-MaxVersion ${max} allows only versions this service does not speak: it answers in 4.0 or 4.01`,
+      'OData-MaxVersion',
+    );
+  return major > 4 || minor >= 1 ? '4.01' : '4.0';
+}
+
 /** One request on its way through the service. */
 interface Call<Context> {
   readonly store: Store;
@@ -1300,12 +1507,16 @@ interface Call<Context> {
   readonly context: Context;
   /** The absolute service root (`http://host/north/ODataApi/v1`). */
   readonly base: string;
+  /** The service root's path (`/north/ODataApi/v1`): a batch's relative request URLs are under it. */
+  readonly root: string;
   /** The resource's path after the root, as sent, without a trailing slash. */
   readonly resource: string;
   /** The request target in origin form (an absolute-form target without its scheme and authority). */
   readonly url: string;
   readonly rawQuery: string;
   readonly request: ServiceRequest;
+  /** A request of a batch (which cannot hold another batch). */
+  readonly inBatch: boolean;
 }
 
 class MethodNotAllowed extends ODataError {
@@ -1449,6 +1660,26 @@ function defaultPreparedRead(store: Store, set: StoreCollection, query: BoundQue
     run: (options) => store.read(set, query, { ...options, ...(parent === undefined ? {} : { parent }) }),
     writer: (options) => (row) => entityMembers(query.select, row as Row, options),
   };
+}
+
+/**
+ * A create body sent through a navigation, with the values the related entity fixes (the foreign key) filled in; a
+ * body that gives one of them another value is a 400 naming it.
+ */
+function relatedBody(entityType: EntityType, body: unknown, related: Row): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const filled: Row = { ...(body as Row) };
+  for (const [name, value] of Object.entries(related)) {
+    const property = entityType.properties.get(name)!;
+    if (name in filled && linkValueText(property, filled[name]) !== linkValueText(property, value))
+      throw httpError(
+        'InvalidBody',
+        `${name} is ${JSON.stringify(String(value))} for an entity created through this navigation; the body gives ${JSON.stringify(filled[name])}`,
+        name,
+      );
+    filled[name] = typeof value === 'bigint' ? String(value) : value;
+  }
+  return filled;
 }
 
 /**

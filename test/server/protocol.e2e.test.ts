@@ -146,7 +146,6 @@ describe.each(kinds)('OData protocol on %s', (storage) => {
 
   describe('what OData defines and the service does not offer yet', () => {
     it.each([
-      ['POST', '/$batch'],
       ['GET', '/$all'],
       ['GET', '/$crossjoin(Parts,Accounts)'],
       ['GET', '/$entity?$id=Parts(%27P-1%27)'],

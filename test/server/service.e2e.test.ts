@@ -81,12 +81,35 @@ describe.each(kinds)('the reference server on %s', (storage) => {
     it.each(entitySetNames)('GET %s answers OData JSON with a value array', async (set) => {
       const response = await get(`/${set}`);
       expect(response.status).toBe(200);
-      expect(response.headers.get('odata-version')).toBe('4.0');
+      // without OData-MaxVersion: the highest version the service speaks
+      expect(response.headers.get('odata-version')).toBe('4.01');
       expect(response.headers.get('content-type')).toMatch(/^application\/json;odata\.metadata=minimal/);
       const body = await json(response);
       expect(body['@odata.context']).toBe(`${s.root}/$metadata#${set}`);
       expect(Array.isArray(body.value)).toBe(true);
       expect(body.value!.length).toBeGreaterThan(0);
+    });
+
+    it('answers in the version OData-MaxVersion allows, and refuses versions it does not speak', async () => {
+      expect((await get('/Accounts?$top=1', { 'OData-MaxVersion': '4.0' })).headers.get('odata-version')).toBe('4.0');
+      expect((await get('/Accounts?$top=1', { 'OData-MaxVersion': '4.01' })).headers.get('odata-version')).toBe('4.01');
+      expect((await get('/Accounts?$top=1', { 'OData-MaxVersion': '5.0' })).headers.get('odata-version')).toBe('4.01');
+      // errors too are in the negotiated version
+      const missing = await get('/Acounts', { 'OData-MaxVersion': '4.0' });
+      expect([missing.status, missing.headers.get('odata-version')]).toEqual([404, '4.0']);
+      for (const [name, value] of [
+        ['OData-Version', '5.0'],
+        ['OData-Version', '3.0'],
+        ['OData-MaxVersion', '3.0'],
+        ['OData-MaxVersion', 'four'],
+      ] as const) {
+        const refused = await get('/Accounts', { [name]: value });
+        expect(refused.status, `${name}: ${value}`).toBe(400);
+        expect(((await refused.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+          code: 'UnsupportedVersion',
+          target: name,
+        });
+      }
     });
 
     it('applies $select, $filter, $orderby, $top, $skip and $count', async () => {
