@@ -65,6 +65,8 @@ type AnnotationValue =
   | { readonly kind: 'Decimal'; readonly value: number }
   | { readonly kind: 'EnumMember'; readonly enumType: string; readonly member: string }
   | { readonly kind: 'AllowedValues'; readonly values: readonly string[] }
+  /** A collection of property paths (`Core.OptimisticConcurrency`). */
+  | { readonly kind: 'PropertyPaths'; readonly paths: readonly string[] }
   | {
       readonly kind: 'Record';
       /** Boolean members, or collections of property paths (`RequiredProperties`). */
@@ -228,7 +230,8 @@ function plan(model: Model): Plan {
     (definition) =>
       definition.allowedValues !== undefined || definition.minimum !== undefined || definition.maximum !== undefined,
   );
-  return { types, operations, sets, usesValidation, usesCapabilities: sets.some((set) => set.annotations.length > 0) };
+  const usesCapabilities = sets.some((set) => set.annotations.some((a) => a.term.startsWith(`${capabilities}.`)));
+  return { types, operations, sets, usesValidation, usesCapabilities };
 }
 
 /** What a set does not allow, as the Capabilities vocabulary's restrictions (no annotation: allowed). */
@@ -246,10 +249,21 @@ function setAnnotations(set: EntitySet): Annotation[] {
           }),
         ]
       : restriction('InsertRestrictions', 'Insertable', set.insertable);
+  // the properties of its entities' ETags (clients send If-Match with the ETag of what they read)
+  const concurrency =
+    set.entityType.concurrency.length === 0
+      ? []
+      : [
+          annotation(`${core}.OptimisticConcurrency`, {
+            kind: 'PropertyPaths',
+            paths: set.entityType.concurrency.map((p) => p.name),
+          }),
+        ];
   return [
     ...insert,
     ...restriction('UpdateRestrictions', 'Updatable', set.updatable),
     ...restriction('DeleteRestrictions', 'Deletable', set.deletable),
+    ...concurrency,
   ];
 }
 
@@ -387,6 +401,15 @@ function xmlAnnotation(annotation: Annotation): XmlElement {
       );
       return element('Annotation', { Term: term }, [element('Collection', {}, records), ...nested]);
     }
+    case 'PropertyPaths':
+      return element('Annotation', { Term: term }, [
+        element(
+          'Collection',
+          {},
+          value.paths.map((path) => element('PropertyPath', {}, [], path)),
+        ),
+        ...nested,
+      ]);
     case 'Record': {
       const values = Object.entries(value.properties).map(([property, member]) =>
         typeof member === 'boolean'
@@ -531,6 +554,8 @@ function jsonAnnotationValue(value: AnnotationValue): CsdlJsonValue {
       return value.member;
     case 'AllowedValues':
       return value.values.map((allowed) => ({ Value: allowed }));
+    case 'PropertyPaths':
+      return value.paths.map((path) => ({ $PropertyPath: path }));
     case 'Record':
       return Object.fromEntries(
         Object.entries(value.properties).map(([property, member]) => [

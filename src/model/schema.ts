@@ -28,10 +28,11 @@ export interface PropertyDefinition {
   /** Settable on create only (Core.Immutable). */
   readonly immutable?: boolean;
   /**
-   * A timestamp the service keeps (give it `computed` too): `created`, the time of the create; `modified`, the time of
-   * the create and of every update.
+   * A value the service keeps (give it `computed` too): `created`, the time of the create; `modified`, the time of the
+   * create and of every update (each update's later than the one before, by a millisecond if the clock has not moved);
+   * `version` (Int32 or Int64), 1 on create and one more on every update.
    */
-  readonly managed?: 'created' | 'modified';
+  readonly managed?: 'created' | 'modified' | 'version';
   /** Filled in on create when omitted; a non-nullable property without a default (and not computed) is required. */
   readonly default?: PropertyDefault;
   /** Accepted in request bodies but never returned, selected, filtered or sorted (e.g. uploaded content). */
@@ -87,6 +88,11 @@ export interface EntityTypeDefinition {
   readonly defaultOrder?: readonly { readonly property: string; readonly descending?: boolean }[];
   /** Checks of a body's fields together, after each field's own checks (see RowRule). */
   readonly rules?: readonly RowRule[];
+  /**
+   * The properties an entity's ETag is made of (`Core.OptimisticConcurrency`): each one the service changes on every
+   * write (`managed: 'modified'` or `'version'`). Entities then carry `@odata.etag`, and writes honour `If-Match`.
+   */
+  readonly concurrency?: readonly string[];
   readonly description?: string;
 }
 
@@ -99,6 +105,8 @@ export interface EntityType {
   /** The order of a read without `$orderby`, before the key (empty: the key alone). */
   readonly defaultOrder: readonly { readonly property: Property; readonly descending: boolean }[];
   readonly rules: readonly RowRule[];
+  /** The properties its ETag is made of (empty: its entities have none). */
+  readonly concurrency: readonly Property[];
   readonly description?: string;
 }
 
@@ -184,6 +192,12 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
         `${definition.name}.${name}: the default ${String(fixed)} is not one of its allowed values`,
       );
     }
+    if (property.managed === 'version' && property.type !== 'Edm.Int32' && property.type !== 'Edm.Int64')
+      throw definitionError(
+        `${definition.name}.${name}: a managed version is an Edm.Int32 or Edm.Int64, not ${property.type}`,
+      );
+    if (property.managed === 'modified' && property.type !== 'Edm.DateTimeOffset')
+      throw definitionError(`${definition.name}.${name}: a managed modification time is an Edm.DateTimeOffset`);
     if ((property.precision !== undefined || property.scale !== undefined) && property.type !== 'Edm.Decimal') {
       throw definitionError(
         `${definition.name}.${name}: precision and scale apply to Edm.Decimal, not ${property.type}`,
@@ -220,6 +234,15 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
       throw definitionError(`${definition.name}: the default order names ${name}, not a readable ordered property`);
     return Object.freeze({ property, descending: descending === true });
   });
+  const concurrency = (definition.concurrency ?? []).map((name) => {
+    const property = properties.get(name);
+    // an ETag must change with every write, or a client could overwrite a change it never saw
+    if (property === undefined || (property.managed !== 'modified' && property.managed !== 'version'))
+      throw definitionError(
+        `${definition.name}: the concurrency property ${name} must be one the service changes on every write (managed: 'modified' or 'version')`,
+      );
+    return property;
+  });
   return Object.freeze({
     name: definition.name,
     key,
@@ -227,6 +250,7 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
     navigation,
     defaultOrder,
     rules: Object.freeze([...(definition.rules ?? [])]),
+    concurrency: Object.freeze(concurrency),
     ...(definition.description === undefined ? {} : { description: definition.description }),
   });
 }

@@ -305,6 +305,10 @@ async function serve(flags: Map<string, string | true>): Promise<number> {
     ...(publicUrl === undefined ? {} : { publicUrl }),
     siteFromHost: flags.has('site-from-host'),
     ...(rate > 0 ? { rateLimit: { perSecond: rate, burst: Math.max(1, burst) } } : {}),
+    // next links' $skiptoken hold on every instance that shares the secret, and across restarts
+    ...(process.env['ODATA_SKIPTOKEN_SECRET'] === undefined
+      ? {}
+      : { skipTokenSecret: process.env['ODATA_SKIPTOKEN_SECRET'] }),
   });
   const app = createServer({ service, logger: { level }, timeouts });
   const host = flag(flags, 'host') ?? '127.0.0.1';

@@ -68,6 +68,9 @@ const timestamps = {
   LastModifiedDate: instant({ ...serverSet, managed: 'modified', description: 'Set by the server on every change.' }),
 } as const;
 
+/** What an entity's ETag is made of (clients send If-Match with it): LastModifiedDate changes with every write. */
+const etag = ['LastModifiedDate'] as const;
+
 // Vocabularies (Validation.AllowedValues in $metadata).
 export const unitsOfMeasure = ['EA', 'BOX', 'FT', 'GAL', 'L', 'KG'] as const;
 export const purchaseRequestStatuses = [
@@ -112,6 +115,7 @@ export const Account = defineEntityType({
 export const Part = defineEntityType({
   name: 'Part',
   key: ['PartID'],
+  concurrency: etag,
   properties: {
     PartID: string(40),
     Description: string(200, notNull),
@@ -133,6 +137,7 @@ export const Part = defineEntityType({
 export const PRLineItem = defineEntityType({
   name: 'PRLineItem',
   key: ['PRNumber', 'LineNumber'],
+  concurrency: etag,
   properties: {
     PRNumber: string(20, { description: 'The purchase request this line belongs to; it must exist.' }),
     LineNumber: int32({ default: { generate: 'nextLineNumber' } }),
@@ -158,6 +163,7 @@ export const PRLineItem = defineEntityType({
 export const PurchaseRequest = defineEntityType({
   name: 'PurchaseRequest',
   key: ['PRNumber'],
+  concurrency: etag,
   properties: {
     PRNumber: string(20, { immutable: true, default: { generate: 'sequence', prefix: 'PR-', digits: 6 } }),
     Description: string(200),
@@ -180,6 +186,7 @@ export const PurchaseRequest = defineEntityType({
 export const POLineItem = defineEntityType({
   name: 'POLineItem',
   key: ['PONumber', 'LineNumber'],
+  concurrency: etag,
   properties: {
     PONumber: string(20, { description: 'The purchase order this line belongs to; it must exist.' }),
     LineNumber: int32({ default: { generate: 'nextLineNumber' } }),
@@ -242,6 +249,7 @@ const endOnOrAfterStart: RowRule = (row) => {
 export const POAttachment = defineEntityType({
   name: 'POAttachment',
   key: ['AttachmentID'],
+  concurrency: etag,
   properties: {
     AttachmentID: guid({ computed: true, default: { generate: 'uuid' } }),
     PONumber: string(20, {
@@ -272,6 +280,7 @@ export const POAttachment = defineEntityType({
 export const PurchaseOrder = defineEntityType({
   name: 'PurchaseOrder',
   key: ['PONumber'],
+  concurrency: etag,
   properties: {
     PONumber: string(20, { immutable: true, default: { generate: 'sequence', prefix: 'PO-', digits: 6 } }),
     VendorID: string(20, notNull),
@@ -300,6 +309,7 @@ export const PurchaseOrder = defineEntityType({
 export const BlanketPOLineItem = defineEntityType({
   name: 'BlanketPOLineItem',
   key: ['BlanketPONumber', 'LineNumber'],
+  concurrency: etag,
   properties: {
     BlanketPONumber: string(20, { description: 'The blanket purchase order this line belongs to; it must exist.' }),
     LineNumber: int32({ default: { generate: 'nextLineNumber' } }),
@@ -321,6 +331,7 @@ export const BlanketPOLineItem = defineEntityType({
 export const BlanketPO = defineEntityType({
   name: 'BlanketPO',
   key: ['BlanketPONumber'],
+  concurrency: etag,
   properties: {
     BlanketPONumber: string(20, { immutable: true }),
     VendorID: string(20, notNull),
@@ -379,6 +390,7 @@ export const ActualLabor = defineEntityType({
 export const WorkOrder = defineEntityType({
   name: 'WorkOrder',
   key: ['WorkOrderID'],
+  concurrency: etag,
   description: "Addressed by its name or identifier: WorkOrders('WO-001017').",
   properties: {
     WorkOrderID: string(20),
@@ -447,6 +459,7 @@ export const MeterReadingHistory = defineEntityType({
 export const MeterReading = defineEntityType({
   name: 'MeterReading',
   key: ['MeterID'],
+  concurrency: etag,
   description:
     'The latest reading of a meter. Each POST records a reading, keeps it in History and makes it the current one ' +
     'when its ReadingDate is the latest.',

@@ -5,6 +5,7 @@
 import { ODataError } from '../errors.js';
 import { decodeSegments } from '../service/paths.js';
 import { RateLimiter, type RateLimit } from '../service/rate-limit.js';
+import { touchModified } from '../service/writes.js';
 import {
   createODataService,
   header,
@@ -15,14 +16,23 @@ import {
 } from '../service/service.js';
 import type { Backend } from './backend.js';
 import { collection } from './collections.js';
-import { plantDataModel } from './model.js';
+import { plantDataModel, WorkOrder } from './model.js';
 import type { Credential, Site } from './tenancy.js';
 import { addComment, removeLabor } from './work-orders.js';
 import { computeFields, recordMeterReading } from './writes.js';
 
 export interface PlantServiceOptions extends Pick<
   ODataServiceOptions<PlantContext>,
-  'pageSize' | 'planCacheSize' | 'maxPageBytes' | 'maxBodyBytes' | 'limits' | 'publicUrl' | 'onInternalError'
+  | 'pageSize'
+  | 'planCacheSize'
+  | 'maxPageBytes'
+  | 'maxBodyBytes'
+  | 'limits'
+  | 'publicUrl'
+  | 'onInternalError'
+  | 'maxBatchRequests'
+  | 'requireIfMatch'
+  | 'skipTokenSecret'
 > {
   readonly backend: Backend;
   /** Also accept the site as the first label of the host name (`north.odata.example.com/ODataApi/v1/...`). */
@@ -57,13 +67,16 @@ export function createPlantService(options: PlantServiceOptions): PlantService {
       AddComment: async ({ entity, parameters, tx }) => {
         const now = new Date().toISOString();
         await addComment(tx, entity['WorkOrderID'], parameters, now);
-        await tx.update(collection('WorkOrders'), { ...entity, LastModifiedDate: now });
+        const workOrder = { ...entity };
+        touchModified(WorkOrder, workOrder, now);
+        await tx.update(collection('WorkOrders'), workOrder);
         return true;
       },
       RemoveActualLabor: async ({ entity, parameters, tx }) => {
         const workOrder = { ...entity };
         await removeLabor(tx, workOrder, parameters);
-        await tx.update(collection('WorkOrders'), { ...workOrder, LastModifiedDate: new Date().toISOString() });
+        touchModified(WorkOrder, workOrder, new Date().toISOString());
+        await tx.update(collection('WorkOrders'), workOrder);
         return true;
       },
     },

@@ -4,6 +4,7 @@ import { ODataError } from '../errors.js';
 import type { Row } from '../model/schema.js';
 import { addDecimal, decimalToString, parseDecimal, type Decimal } from '../values/decimal.js';
 import type { StoreTransaction } from '../service/store.js';
+import { touchModified } from '../service/writes.js';
 import { collection } from './collections.js';
 
 /** Adds a comment (validated AddComment parameters) under the next comment number of the work order. */
@@ -38,7 +39,10 @@ export async function updateHourSums(tx: StoreTransaction, workOrderId: string):
   const workOrder = await tx.get(workOrders, { WorkOrderID: workOrderId });
   if (workOrder === undefined) return;
   const labor = await tx.children(collection('ActualLabor'), { WorkOrderID: workOrderId });
-  await tx.update(workOrders, { ...workOrder, ...laborHourSums(labor) });
+  const updated = { ...workOrder, ...laborHourSums(labor) };
+  // (a change of the work order: its ETag changes with it)
+  touchModified(workOrders.entityType, updated, new Date().toISOString());
+  await tx.update(workOrders, updated);
 }
 
 /** A stored or sent decimal (text, number or a driver's bigint) as canonical text, to compare values. */

@@ -3,7 +3,7 @@
 import { ODataError } from '../errors.js';
 import type { Row } from '../model/schema.js';
 import type { StoreCollection, StoreTransaction } from '../service/store.js';
-import { insertRow } from '../service/writes.js';
+import { insertRow, touchModified } from '../service/writes.js';
 import { decimalToString, mulDecimal, parseDecimal, roundDecimal } from '../values/decimal.js';
 import { collection } from './collections.js';
 import { plantDataModel } from './model.js';
@@ -104,6 +104,9 @@ export async function recordMeterReading(tx: StoreTransaction, sent: Row): Promi
   if (current === undefined) await tx.insert(readings, entity);
   else if (Date.parse(String(entity['ReadingDate'])) >= Date.parse(String(current['ReadingDate'] ?? 0))) {
     entity['CreatedDate'] = current['CreatedDate'];
+    // later than the stored time even within one millisecond: the ETag changes with every reading
+    entity['LastModifiedDate'] = current['LastModifiedDate'];
+    touchModified(readings.entityType, entity, now);
     await tx.update(readings, entity);
   }
   return entity;

@@ -35,12 +35,14 @@ export function linkOf(navigation: NavigationProperty): { readonly source: strin
 }
 
 /**
- * What the service reads of a query's rows beside the client's `$select`: the key (full metadata's ids, `$ref`)
- * and the source side of each expanded navigation's foreign key (to expand them).
+ * What the service reads of a query's rows beside the client's `$select`: the key (full metadata's ids, `$ref`),
+ * the ETag's properties, and the source side of each expanded navigation's foreign key (to expand them).
  */
 function tiesOf(query: BoundQuery): string[] {
   return [
     ...query.entityType.key.map((p) => p.name),
+    // (and its ETag's properties: every entity carries its @odata.etag)
+    ...query.entityType.concurrency.map((p) => p.name),
     ...(query.expand ?? []).flatMap((e) => linkOf(e.navigation).source),
   ];
 }

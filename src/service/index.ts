@@ -15,6 +15,7 @@ export {
   type ServiceRequest,
   type ServiceResponse,
   type WriteEvent,
+  type ODataVersion,
 } from './service.js';
 export {
   collectionOfType,
@@ -24,6 +25,7 @@ export {
   linkValueText,
   type PreparedCount,
   type PreparedRead,
+  type PrepareOptions,
   type ReadOptions,
   type ReadResult,
   type RelatedLink,
@@ -37,3 +39,4 @@ export { openSqlStore, schemaSql, SqlStore, type SqlStoreOptions, type SqlTransa
 export type { SqlDriver, SqlSession, Readiness } from './sql/driver.js';
 export type { BodyOptions } from './body.js';
 export { insertRow, touchModified } from './writes.js';
+export { etagOf, etagMatches } from './etag.js';

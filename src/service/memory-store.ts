@@ -12,6 +12,7 @@ import {
   duplicateKey,
   linkTupleText,
   type PreparedRead,
+  type PrepareOptions,
   type ReadOptions,
   type ReadResult,
   type RelatedLink,
@@ -56,9 +57,13 @@ export class MemoryStore implements Store {
 
   // ── reads ──────────────────────────────────────────────────────────────────
 
-  prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
+  prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row, options: PrepareOptions = {}): PreparedRead {
     const related = this.relatedRows();
-    const compiled = compileQuery(query, { related });
+    // what is read beside the selection is projected with it; the writer writes the selection alone
+    const also = (options.also ?? []).filter((p) => !query.select.includes(p));
+    const compiled = compileQuery(also.length === 0 ? query : { ...query, select: [...query.select, ...also] }, {
+      related,
+    });
     const run = async (): Promise<ReadResult> => {
       let rows: Iterable<Row> = this.arrays.get(c)!;
       const scope = { ...parent };
@@ -67,9 +72,13 @@ export class MemoryStore implements Store {
       const { value, count } = compiled.run(rows);
       return count === undefined ? { rows: value } : { rows: value, count };
     };
+    const alsoNames = (options.also ?? []).map((p) => p.name);
     return {
       run,
       writer: (options) => (row) => entityMembers(query.select, row as Row, options),
+      ...(alsoNames.length === 0
+        ? {}
+        : { also: (row: unknown): Row => Object.fromEntries(alsoNames.map((name) => [name, (row as Row)[name]])) }),
     };
   }
 

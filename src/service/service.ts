@@ -25,7 +25,7 @@ import type { LiteralValue } from '../syntax/ast.js';
 import { defaultLimits, validateQuery, type QueryLimits } from '../validate/bind.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
 import { suggest } from '../values/suggest.js';
-import type { BoundExpand, BoundQuery } from '../validate/bound.js';
+import type { BoundExpand, BoundExpr, BoundQuery } from '../validate/bound.js';
 import {
   checkActionBody,
   checkRules,
@@ -44,6 +44,8 @@ import {
   type ResolvedBatchRequest,
 } from './batch.js';
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
+import { etagMatches, etagOf } from './etag.js';
+import { afterCondition, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
 import { PlanCache, sumStats, type PlanCacheStats, type Rebindable } from './plan-cache.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
@@ -55,6 +57,7 @@ import {
   linkValueText,
   type PreparedCount,
   type PreparedRead,
+  type PrepareOptions,
   type ReadOptions,
   type Store,
   type StoreCollection,
@@ -230,6 +233,17 @@ export interface ODataServiceOptions<Context = undefined> {
   readonly keyInBodyUpdate?: boolean;
   /** Most requests in one `$batch`, change sets' requests included (default 1,000): a larger batch is a 400. */
   readonly maxBatchRequests?: number;
+  /**
+   * The secret that signs `$skiptoken`s (keyset paging's next links): give every instance of a service the same one,
+   * kept across restarts, for a next link to work on any of them; default: random per service (a next link from
+   * before a restart is then a 400).
+   */
+  readonly skipTokenSecret?: string | Uint8Array;
+  /**
+   * A PATCH, PUT, DELETE or bound action of an entity with an ETag must send If-Match (428 without it); default
+   * false: without If-Match the write applies, as it does for clients that know nothing of ETags.
+   */
+  readonly requireIfMatch?: boolean;
 }
 
 /** On every answer, errors included: the service serves data to programs, never pages to frame or sniff. */
@@ -326,6 +340,7 @@ export class ODataService<Context = undefined> implements HttpService {
   /** A number per store, for the plan cache's keys. */
   private readonly storeIds = new WeakMap<Store, number>();
   private readonly resolveRequest: (request: ResolveRequest) => Promise<Resolved<Context> | undefined>;
+  private readonly skipTokens: SkipTokens;
   private shutdown = false;
 
   constructor(private readonly options: ODataServiceOptions<Context>) {
@@ -344,6 +359,7 @@ export class ODataService<Context = undefined> implements HttpService {
     this.limits = options.limits ?? {};
     this.plans = new PlanCache(options.planCacheSize ?? 1000);
     this.counts = new PlanCache(options.planCacheSize ?? 1000);
+    this.skipTokens = new SkipTokens(options.skipTokenSecret);
   }
 
   /** How the plans of reads and counts were found so far (for monitoring, and for tests of the cache). */
@@ -834,8 +850,15 @@ export class ODataService<Context = undefined> implements HttpService {
     // `Prefer: odata.maxpagesize=n`: pages of at most n entities, and never more than the service's own page size
     const preferred = preferredPageSize(c.request);
     const pageSize = preferred === undefined ? this.pageSize : Math.min(preferred, this.pageSize);
-    const plan = this.readPlan(c, set, parent, full, pageSize);
-    const { rows: raw, count } = await plan.read.run(reading(c));
+    // a next link's $skiptoken: the rows after the order values of the page before (keyset paging)
+    const token = skipTokenOf(c.rawQuery);
+    const plan =
+      token === undefined
+        ? this.readPlan(c, set, parent, full, pageSize)
+        : this.keysetPlan(c, set, parent, full, pageSize, token);
+    const result = await plan.read.run(reading(c));
+    const raw = result.rows;
+    const count = plan.count === undefined ? result.count : await plan.count();
     // the page's entities' related entities, when $expand asks for them (the rows came decoded)
     const expanded =
       plan.expand === undefined
@@ -846,9 +869,13 @@ export class ODataService<Context = undefined> implements HttpService {
       expanded !== undefined || full
         ? (row: unknown): string =>
             this.entityBody(c, format, set, row as Row, plan.select, contextPath, expanded ?? [])
-        : format.ieee754Compatible
-          ? plan.writeCompatible
-          : plan.write;
+        : format.metadata === 'none'
+          ? format.ieee754Compatible
+            ? plan.writeNoneCompatible
+            : plan.writeNone
+          : format.ieee754Compatible
+            ? plan.writeCompatible
+            : plan.write;
     let body =
       format.metadata === 'none'
         ? '{'
@@ -876,7 +903,19 @@ export class ODataService<Context = undefined> implements HttpService {
     body += ']';
     const remaining = plan.top === undefined ? undefined : plan.top - written;
     const more = (written < available || raw.length > plan.pageTop) && (remaining === undefined || remaining > 0);
-    if (more) body += `,"@odata.nextLink":${JSON.stringify(nextLink(c, plan.skip + written, remaining))}`;
+    if (more) {
+      // after the last entity written, by its order values (keyset); by $skip where the order has no such values
+      const last = raw[written - 1];
+      const values =
+        plan.order === undefined || last === undefined
+          ? undefined
+          : orderValues(plan.order, plan.read.also?.(last) ?? (last as Row));
+      const link =
+        values === undefined
+          ? nextLink(c, plan.skip + written, remaining)
+          : keysetLink(c, this.skipTokens.sign(this.tokenScope(c, set, parent), values), remaining);
+      body += `,"@odata.nextLink":${JSON.stringify(link)}`;
+    }
     const headers = this.jsonHeaders(format);
     // (a maximum: honoured by any smaller page too; the client sends it again with each next link)
     if (preferred !== undefined) headers['preference-applied'] = `odata.maxpagesize=${preferred}`;
@@ -900,32 +939,118 @@ export class ODataService<Context = undefined> implements HttpService {
     // reads through the store's plain read)
     const shaped = !full && c.store.prepareRead !== undefined;
     const where = `${this.where(c, set, parent)}${full ? 'full' : ''}${pageSize === this.pageSize ? '' : ` ${pageSize}`}\n`;
-    return this.plan(this.plans, c, where, shaped, (options) => {
-      const bound = validateQuery(options, set.entityType, this.limits);
-      const top = bound.top;
-      const pageTop = top === undefined || top > pageSize ? pageSize : top;
-      const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
-      const expand = bound.expand;
-      // full metadata needs each row's key for its id, and $expand the foreign keys of what it expands: they are read
-      // beside the selection, and rows come decoded
-      const read =
-        expand !== undefined
-          ? defaultPreparedRead(c.store, set, { ...page, select: selectForExpand(page) }, parent)
-          : full
-            ? defaultPreparedRead(c.store, set, { ...page, select: withKey(set.entityType, bound.select) }, parent)
-            : prepareRead(c.store, set, page, parent);
-      return {
-        read,
-        select: bound.select,
-        top,
-        skip: bound.skip ?? 0,
-        pageTop,
-        selected: selectSuffix(options.select !== undefined, bound),
-        ...(expand === undefined ? {} : { expand }),
-        write: read.writer({ ieee754Compatible: false }),
-        writeCompatible: read.writer({ ieee754Compatible: true }),
+    return this.plan(this.plans, c, where, shaped, (options) =>
+      this.makeReadPlan(c, set, parent, full, pageSize, options),
+    );
+  }
+
+  /**
+   * The plan of a page after a `$skiptoken` (keyset paging): the query's own options, and the rows after the token's
+   * order values. Made for the request (the token's values are in its SQL), never kept.
+   */
+  private keysetPlan(
+    c: Call<Context>,
+    set: StoreCollection,
+    parent: Row | undefined,
+    full: boolean,
+    pageSize: number,
+    token: string,
+  ): ReadPlan {
+    const rawQuery = withoutOptions(c.rawQuery, ['skiptoken']);
+    const values = this.skipTokens.verify(this.tokenScope(c, set, parent), token);
+    return this.makeReadPlan({ ...c, rawQuery }, set, parent, full, pageSize, parseQuery(rawQuery), values);
+  }
+
+  /** What a read plan is made of (readPlan, keysetPlan); `after`: the order values the page starts after. */
+  private makeReadPlan(
+    c: Call<Context>,
+    set: StoreCollection,
+    parent: Row | undefined,
+    full: boolean,
+    pageSize: number,
+    options: QueryOptions,
+    after?: readonly unknown[],
+  ): ReadPlan {
+    const bound = validateQuery(options, set.entityType, this.limits);
+    const top = bound.top;
+    const pageTop = top === undefined || top > pageSize ? pageSize : top;
+    let page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
+    const order = keysetOrder(bound);
+    let count: (() => Promise<number>) | undefined;
+    if (after !== undefined) {
+      if (order === undefined)
+        throw httpError('InvalidSkipToken', 'This query pages by $skip: it takes no $skiptoken', '$skiptoken');
+      const condition = afterCondition(order, after);
+      // the count is of the whole query, not of the rows after the token
+      if (bound.count) {
+        const counted = this.countPlan(c, set, parent).read;
+        count = () => counted.run(reading(c));
+      }
+      page = {
+        ...page,
+        count: false,
+        filter: page.filter === undefined ? condition : and(page.filter, condition),
       };
-    });
+    }
+    const expand = bound.expand;
+    const type = set.entityType;
+    // beside the selection: the ETag's properties, and the order's (the last entity's values make the next link)
+    const also = [...new Set([...type.concurrency, ...(order ?? []).map((o) => o.property)])];
+    // full metadata needs each row's key for its id, and $expand the foreign keys of what it expands: they are read
+    // beside the selection, and rows come decoded
+    const read =
+      expand !== undefined
+        ? defaultPreparedRead(
+            c.store,
+            set,
+            {
+              ...page,
+              select: selectForExpand(
+                page,
+                also.map((p) => p.name),
+              ),
+            },
+            parent,
+          )
+        : full
+          ? defaultPreparedRead(c.store, set, { ...page, select: withKey(type, bound.select, also) }, parent)
+          : prepareRead(c.store, set, page, parent, { also });
+    // on the fast path the ETag comes from the concurrency values read beside the selection (the decoded paths
+    // write it from the row); odata.metadata=none leaves it out, as all control information but count and next link
+    const tagged = (write: (row: unknown) => string): ((row: unknown) => string) =>
+      type.concurrency.length === 0 || read.also === undefined
+        ? write
+        : (row) => {
+            const members = write(row);
+            const tag = `"@odata.etag":${JSON.stringify(etagOf(type, read.also!(row)))}`;
+            return members === '' ? tag : `${tag},${members}`;
+          };
+    const plain = read.writer({ ieee754Compatible: false });
+    const compatible = read.writer({ ieee754Compatible: true });
+    return {
+      read,
+      select: bound.select,
+      top,
+      skip: bound.skip ?? 0,
+      pageTop,
+      selected: selectSuffix(options.select !== undefined, bound),
+      ...(expand === undefined ? {} : { expand }),
+      ...(order === undefined ? {} : { order }),
+      ...(count === undefined ? {} : { count }),
+      write: tagged(plain),
+      writeCompatible: tagged(compatible),
+      writeNone: plain,
+      writeNoneCompatible: compatible,
+    };
+  }
+
+  /**
+   * What a skip token is bound to: the service root (the tenant), the collection, the parent and the query's options
+   * but the paging ones. A token of another query, resource or tenant does not verify.
+   */
+  private tokenScope(c: Call<Context>, set: StoreCollection, parent: Row | undefined): string {
+    const query = withoutOptions(c.rawQuery, ['skip', 'top', 'skiptoken']);
+    return `${c.root}\n${set.name}\n${parent === undefined ? '' : JSON.stringify(parent)}\n${query}`;
   }
 
   /** What `/$count` runs, kept as read plans are (by query string, and by shape where the store prepares counts). */
@@ -992,6 +1117,11 @@ export class ODataService<Context = undefined> implements HttpService {
     const query = c.rawQuery === '' ? { select: readableProperties(set.entityType) } : this.entityQuery(c, set);
     const row = await c.store.get(set, key, reading(c));
     if (row === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+    // If-None-Match with the ETag the client holds: it has this version already (RFC 9110 §13.1.2)
+    const etag = etagOf(set.entityType, row);
+    const noneMatch = header(c.request, 'if-none-match');
+    if (etag !== undefined && noneMatch !== undefined && etagMatches(noneMatch, etag))
+      return { status: 304, headers: { etag, 'odata-version': '4.0' } };
     const expanded = query.expand === undefined ? undefined : await this.expansions(c, [row], query.expand);
     return this.entityResponse(c, format, set, row, 200, query, contextSet, expanded);
   }
@@ -1034,6 +1164,8 @@ export class ODataService<Context = undefined> implements HttpService {
     members?: ExpandedNavigation['members'],
   ): string {
     let body = format.metadata === 'full' ? this.controlInformation(c, set, row, contextPath) : '';
+    const etag = format.metadata === 'none' ? undefined : etagOf(set.entityType, row);
+    if (etag !== undefined) body += `${body === '' ? '' : ','}"@odata.etag":${JSON.stringify(etag)}`;
     if (select.length > 0)
       body += `${body === '' ? '' : ','}${members === undefined ? entityMembers(select, row, format) : members(row, format)}`;
     // (an entity's own address only where a contained expansion is addressed under it)
@@ -1106,7 +1238,10 @@ export class ODataService<Context = undefined> implements HttpService {
       parts.push(`"@odata.context":${JSON.stringify(`${c.base}/$metadata#${contextSet}${selected}/$entity`)}`);
     const members = this.entityBody(c, format, set, row, select, contextSet, expanded ?? []);
     if (members !== '') parts.push(members);
-    return { status, headers: this.jsonHeaders(format), body: `{${parts.join(',')}}` };
+    const headers = this.jsonHeaders(format);
+    const etag = etagOf(set.entityType, row);
+    if (etag !== undefined) headers['etag'] = etag;
+    return { status, headers, body: `{${parts.join(',')}}` };
   }
 
   /**
@@ -1176,6 +1311,7 @@ export class ODataService<Context = undefined> implements HttpService {
     const wanted = preferredReturn(c.request);
     if (wanted === 'minimal') {
       // Protocol §11.4.2: 204 with the new entity's address in Location and OData-EntityId
+      const etag = etagOf(set.entityType, stored);
       return {
         status: 204,
         headers: {
@@ -1183,6 +1319,7 @@ export class ODataService<Context = undefined> implements HttpService {
           'preference-applied': 'return=minimal',
           location,
           'odata-entityid': location,
+          ...(etag === undefined ? {} : { etag }),
         },
       };
     }
@@ -1212,6 +1349,7 @@ export class ODataService<Context = undefined> implements HttpService {
       await tx.lock(entityLock(set, key));
       const existing = await tx.get(set, key);
       if (existing === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+      this.precondition(c, set, key, existing);
       const row: Row = replace ? replacement(set.entityType, existing, changes) : { ...existing, ...changes };
       checkRules(set.entityType.rules, row);
       await this.options.prepareWrite?.({ collection: set, row, changes, context: c.context, tx });
@@ -1221,7 +1359,11 @@ export class ODataService<Context = undefined> implements HttpService {
     });
     const wanted = preferredReturn(c.request);
     if (wanted === 'minimal') {
-      return { status: 204, headers: { 'odata-version': '4.0', 'preference-applied': 'return=minimal' } };
+      const headers: Record<string, string> = { 'odata-version': '4.0', 'preference-applied': 'return=minimal' };
+      // the new ETag: the client's next write of this entity sends it
+      const etag = etagOf(set.entityType, stored);
+      if (etag !== undefined) headers['etag'] = etag;
+      return { status: 204, headers };
     }
     const response = this.entityResponse(c, format, set, stored, 200);
     // (the representation is the default answer; asked for, the answer says it applied the preference)
@@ -1229,10 +1371,56 @@ export class ODataService<Context = undefined> implements HttpService {
     return response;
   }
 
+  /** Whether a write of `set`'s entities has a precondition to check (an ETag, and If-Match, If-None-Match or the option). */
+  private checksPreconditions(c: Call<Context>, set: StoreCollection): boolean {
+    return (
+      set.entityType.concurrency.length > 0 &&
+      (this.options.requireIfMatch === true ||
+        header(c.request, 'if-match') !== undefined ||
+        header(c.request, 'if-none-match') !== undefined)
+    );
+  }
+
+  /**
+   * A write's preconditions on the entity as stored (read in the write's transaction, under its lock): If-Match must
+   * name its ETag (412), If-None-Match must not (`*`: the entity must not exist; 412), and with `requireIfMatch` a
+   * write without If-Match is a 428.
+   */
+  private precondition(c: Call<Context>, set: StoreCollection, key: Row, existing: Row): void {
+    const etag = etagOf(set.entityType, existing);
+    if (etag === undefined) return;
+    const match = header(c.request, 'if-match');
+    const noneMatch = header(c.request, 'if-none-match');
+    const described = `${set.entityType.name} ${describeKey(key)}`;
+    if (match !== undefined && !etagMatches(match, etag))
+      throw httpError(
+        'PreconditionFailed',
+        `${described} has changed since it was read (its ETag is ${etag}); read it again`,
+        'If-Match',
+      );
+    if (noneMatch !== undefined && etagMatches(noneMatch, etag))
+      throw httpError(
+        'PreconditionFailed',
+        `${described} exists with the ETag ${etag} (If-None-Match)`,
+        'If-None-Match',
+      );
+    if (match === undefined && this.options.requireIfMatch === true)
+      throw httpError(
+        'PreconditionRequired',
+        `Send If-Match with the ETag of ${described} (from @odata.etag or the ETag header), or *`,
+        'If-Match',
+      );
+  }
+
   /** DELETE of an entity: 204, or 404 when there is none. */
   private async remove(c: Call<Context>, set: StoreCollection, key: Row): Promise<ServiceResponse> {
     const removed = await c.store.transaction(async (tx) => {
       await tx.lock(entityLock(set, key));
+      if (this.checksPreconditions(c, set)) {
+        const existing = await tx.get(set, key);
+        if (existing === undefined) return false;
+        this.precondition(c, set, key, existing);
+      }
       return tx.delete(set, key);
     });
     if (!removed) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
@@ -1262,6 +1450,7 @@ export class ODataService<Context = undefined> implements HttpService {
       await tx.lock(entityLock(set, key));
       const entity = await tx.get(set, key);
       if (entity === undefined) throw httpError('NotFound', `No ${set.entityType.name} ${describeKey(key)}`);
+      this.precondition(c, set, key, entity);
       return bound!({ action, collection: set, entity, parameters, context: c.context, tx });
     });
     if (format === undefined) {
@@ -1432,8 +1621,15 @@ interface ReadPlan {
   readonly selected: string;
   /** The navigations `$expand` asks for (then the rows come decoded, with the foreign keys they need). */
   readonly expand?: readonly BoundExpand[];
+  /** The query's total order, where next links can continue it by its values (keyset.ts); else they use `$skip`. */
+  readonly order?: readonly OrderItem[];
+  /** A page after a skip token: the count of the whole query (the page's read does not count). */
+  readonly count?: () => Promise<number>;
   readonly write: (row: unknown) => string;
   readonly writeCompatible: (row: unknown) => string;
+  /** The same without control information (odata.metadata=none: no @odata.etag). */
+  readonly writeNone: (row: unknown) => string;
+  readonly writeNoneCompatible: (row: unknown) => string;
 }
 
 /** Headers of a batch request that describe the batch itself, not each of its requests. */
@@ -1566,11 +1762,51 @@ function contextSelectList(selection: Selection): string {
 
 /** The query string with $skip and $top replaced, as an absolute URL of the same resource. */
 function nextLink<Context>(c: Call<Context>, skip: number, remaining: number | undefined): string {
-  const kept = c.rawQuery.split('&').filter((pair) => pair !== '' && !/^(%24|\$)?(skip|top)=/i.test(pair));
+  const kept = withoutOptions(c.rawQuery, ['skip', 'top', 'skiptoken'])
+    .split('&')
+    .filter((pair) => pair !== '');
   kept.push(`$skip=${skip}`);
   if (remaining !== undefined) kept.push(`$top=${remaining}`);
   // the resource as the client addressed it, under the base (which names a tenant even when the host did)
   return `${c.base}${c.resource}?${kept.join('&')}`;
+}
+
+/** The next link of keyset paging: the query without its paging options, the token, and the `$top` still due. */
+function keysetLink<Context>(c: Call<Context>, token: string, remaining: number | undefined): string {
+  const kept = withoutOptions(c.rawQuery, ['skip', 'top', 'skiptoken'])
+    .split('&')
+    .filter((pair) => pair !== '');
+  kept.push(`$skiptoken=${token}`);
+  if (remaining !== undefined) kept.push(`$top=${remaining}`);
+  return `${c.base}${c.resource}?${kept.join('&')}`;
+}
+
+/** The query string without the named system options (`skip` drops `$skip`, `%24skip` and `skip`, not `$skiptoken`). */
+function withoutOptions(rawQuery: string, names: readonly string[]): string {
+  const pattern = new RegExp(`^(?:%24|\\$)?(?:${names.join('|')})=`, 'i');
+  return rawQuery
+    .split('&')
+    .filter((pair) => !pattern.test(pair))
+    .join('&');
+}
+
+/** The `$skiptoken` of a query string (percent-decoded), if it has one. */
+function skipTokenOf(rawQuery: string): string | undefined {
+  for (const pair of rawQuery.split('&')) {
+    const match = /^(?:%24|\$)skiptoken=(.*)$/i.exec(pair);
+    if (match === null) continue;
+    try {
+      return decodeURIComponent(match[1]!);
+    } catch {
+      return match[1]!;
+    }
+  }
+  return undefined;
+}
+
+/** `left and right` as a bound expression (a filter and the keyset condition). */
+function and(left: BoundExpr, right: BoundExpr): BoundExpr {
+  return { kind: 'logical', type: 'Edm.Boolean', nullable: false, operator: 'and', left, right, span: right.span };
 }
 
 function keyValue(property: Property, literal: LiteralValue, set: string): unknown {
@@ -1642,23 +1878,43 @@ function pick(row: Row, properties: readonly Property[]): Row {
 /** What stops a read early: the client leaving (the backend's budget applies either way). */
 let nextStoreId = 1;
 
-/** The selected properties and the key, in declaration order. */
-function withKey(type: EntityType, select: readonly Property[]): Property[] {
-  return readableProperties(type).filter((p) => select.includes(p) || type.key.includes(p));
+/** The selected properties, the key and the ETag's properties, in declaration order. */
+function withKey(type: EntityType, select: readonly Property[], also: readonly Property[] = []): Property[] {
+  return readableProperties(type).filter(
+    (p) => select.includes(p) || type.key.includes(p) || type.concurrency.includes(p) || also.includes(p),
+  );
 }
 
 /** A store's prepared read, or the service's own over `read` and the decoded rows' JSON writer. */
-function prepareRead(store: Store, set: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
+function prepareRead(
+  store: Store,
+  set: StoreCollection,
+  query: BoundQuery,
+  parent?: Row,
+  options: PrepareOptions = {},
+): PreparedRead {
   return store.prepareRead !== undefined
-    ? store.prepareRead(set, query, parent)
-    : defaultPreparedRead(store, set, query, parent);
+    ? store.prepareRead(set, query, parent, options)
+    : defaultPreparedRead(store, set, query, parent, options);
 }
 
 /** A read over the store's `read`: decoded rows, written by the JSON writer of decoded values. */
-function defaultPreparedRead(store: Store, set: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead {
+function defaultPreparedRead(
+  store: Store,
+  set: StoreCollection,
+  query: BoundQuery,
+  parent?: Row,
+  options: PrepareOptions = {},
+): PreparedRead {
+  const also = (options.also ?? []).filter((p) => !query.select.includes(p));
+  const read = also.length === 0 ? query : { ...query, select: [...query.select, ...also] };
+  const names = (options.also ?? []).map((p) => p.name);
   return {
-    run: (options) => store.read(set, query, { ...options, ...(parent === undefined ? {} : { parent }) }),
+    run: (options) => store.read(set, read, { ...options, ...(parent === undefined ? {} : { parent }) }),
     writer: (options) => (row) => entityMembers(query.select, row as Row, options),
+    ...(names.length === 0
+      ? {}
+      : { also: (row: unknown): Row => Object.fromEntries(names.map((name) => [name, (row as Row)[name]])) }),
   };
 }
 

@@ -77,6 +77,17 @@ export interface PreparedRead {
    * service keep one plan per query shape instead of one per query string.
    */
   rebind?(written: readonly LiteralValue[]): PreparedRead | undefined;
+  /**
+   * Given `also` (prepareRead's options): the values of those properties of a row `run` returned, decoded (the
+   * service reads an entity's ETag and a page's last order values from them; `writer` writes none of them).
+   */
+  also?(row: unknown): Row;
+}
+
+/** What a prepared read reads beside the query's `select`. */
+export interface PrepareOptions {
+  /** Properties read beside the selection but not written: PreparedRead.also gives their values. */
+  readonly also?: readonly Property[];
 }
 
 /** A count (`/$count`) made once and run many times, as PreparedRead is for reads. */
@@ -190,7 +201,7 @@ export interface Store {
    */
   readRelated?(c: StoreCollection, query: BoundQuery, link: RelatedLink, options?: ReadOptions): Promise<RelatedResult>;
   /** Optional fast path for collection reads (see PreparedRead). */
-  prepareRead?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedRead;
+  prepareRead?(c: StoreCollection, query: BoundQuery, parent?: Row, options?: PrepareOptions): PreparedRead;
   /** Optional fast path for counts (see PreparedCount). */
   prepareCount?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedCount;
 }

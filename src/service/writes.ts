@@ -24,9 +24,26 @@ export async function insertRow(
   return row;
 }
 
-/** Sets the properties the service keeps as the time of the last write (`managed: 'modified'`). */
+/**
+ * What an update does to the properties the service keeps (`row` holds their stored values): a modification time
+ * becomes `now`, or a millisecond past the stored one when the clock has not passed it (so that it changes with every
+ * write, as an ETag made of it must); a version counts one up.
+ */
 export function touchModified(entityType: EntityType, row: Row, now: string): void {
-  for (const property of entityType.properties.values()) if (property.managed === 'modified') row[property.name] = now;
+  for (const property of entityType.properties.values()) {
+    const name = property.name;
+    if (property.managed === 'modified') {
+      const stored = row[name];
+      const previous =
+        stored instanceof Date ? stored.getTime() : typeof stored === 'string' ? Date.parse(stored) : NaN;
+      const time = Date.parse(now);
+      row[name] = Number.isFinite(previous) && previous >= time ? new Date(previous + 1).toISOString() : now;
+    } else if (property.managed === 'version') {
+      const stored = row[name];
+      row[name] = typeof stored === 'bigint' ? stored + 1n : String(BigInt(String(stored ?? 0)) + 1n);
+      if (property.type === 'Edm.Int32') row[name] = Number(row[name]);
+    }
+  }
 }
 
 /** A property's fixed default as a row value (a decimal's as text); undefined when it has none. */
@@ -43,7 +60,8 @@ async function withDefaults(tx: StoreTransaction, c: StoreCollection, sent: Row)
   for (const property of c.entityType.properties.values()) {
     if (row[property.name] !== undefined) continue;
     const fallback = property.default;
-    if (property.managed !== undefined) row[property.name] = now;
+    if (property.managed === 'version') row[property.name] = property.type === 'Edm.Int32' ? 1 : '1';
+    else if (property.managed !== undefined) row[property.name] = now;
     else if (fallback === undefined) row[property.name] = null;
     else if ('value' in fallback) row[property.name] = fixedDefault(property);
     else if (fallback.generate === 'now') row[property.name] = now;

@@ -195,6 +195,9 @@ function expected(model: Model): Summary {
           restrictions[`${capabilities}.InsertRestrictions`] = { RequiredProperties: required };
         if (!set.updatable) restrictions[`${capabilities}.UpdateRestrictions`] = { Updatable: false };
         if (!set.deletable) restrictions[`${capabilities}.DeleteRestrictions`] = { Deletable: false };
+        // the ETag's properties (If-Match)
+        if (type.concurrency.length > 0)
+          restrictions[`${core}.OptimisticConcurrency`] = type.concurrency.map((p) => p.name);
         return [
           name,
           {
@@ -242,6 +245,8 @@ function xmlAnnotations(node: XmlNode, prefix = ''): Annotations {
             : children(only(value, 'Collection'), 'PropertyPath').map((path) => path.text.trim()),
         ]),
       );
+    } else if (children(only(annotation, 'Collection'), 'PropertyPath').length > 0) {
+      annotations[term] = children(only(annotation, 'Collection'), 'PropertyPath').map((path) => path.text.trim());
     } else {
       annotations[term] = children(only(annotation, 'Collection'), 'Record').map((record) => {
         const value = only(record, 'PropertyValue');
@@ -437,12 +442,14 @@ function fromJson(document: CsdlJsonObject): Summary {
                   .map(([member, restriction]) => [
                     member.slice(1),
                     // property paths ({"$PropertyPath": "X"}) read as their paths
-                    Object.fromEntries(
-                      Object.entries(object(restriction)).map(([name, v]) => [
-                        name,
-                        Array.isArray(v) ? v.map((path) => object(path).$PropertyPath) : v,
-                      ]),
-                    ),
+                    Array.isArray(restriction)
+                      ? restriction.map((path) => object(path).$PropertyPath)
+                      : Object.fromEntries(
+                          Object.entries(object(restriction)).map(([name, v]) => [
+                            name,
+                            Array.isArray(v) ? v.map((path) => object(path).$PropertyPath) : v,
+                          ]),
+                        ),
                   ]),
               ),
             },
@@ -505,18 +512,22 @@ describe('CSDL XML of the service model', () => {
       restrictions: {
         [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['VendorID'] },
         [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+        // clients send If-Match with an order's ETag, made of its LastModifiedDate
+        [`${core}.OptimisticConcurrency`]: ['LastModifiedDate'],
       },
     });
     expect(Object.keys(sets.WorkOrders!.restrictions)).toEqual([
       `${capabilities}.InsertRestrictions`,
       `${capabilities}.UpdateRestrictions`,
       `${capabilities}.DeleteRestrictions`,
+      `${core}.OptimisticConcurrency`,
     ]);
     // readings are recorded (a create must name the meter), never changed or deleted
     expect(sets.MeterReadings!.restrictions).toEqual({
       [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['MeterID'] },
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      [`${core}.OptimisticConcurrency`]: ['LastModifiedDate'],
     });
     expect(sets.PurchaseRequests?.bindings).toEqual({ Lines: 'PRLineItems' });
     expect(sets.BlanketPOs?.bindings).toEqual({ Lines: 'BlanketPOLineItems' });

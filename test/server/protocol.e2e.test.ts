@@ -213,6 +213,7 @@ describe.each(kinds)('OData protocol on %s', (storage) => {
         '@odata.type': '#PlantData.PurchaseOrder',
         '@odata.id': id,
         '@odata.editLink': id,
+        '@odata.etag': expect.stringMatching(/^W\/"\d{4}-\d\d-\d\dT[\d:.]+Z"$/),
         'Lines@odata.navigationLink': `${id}/Lines`,
         'Attachments@odata.navigationLink': `${id}/Attachments`,
         PONumber: order!['PONumber'],

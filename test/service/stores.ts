@@ -158,7 +158,12 @@ export class EveryStore {
     const served = [];
     for (const [name, factory] of Object.entries(await storeFactories())) {
       const open = await factory(model, {});
-      served.push({ name, open, service: createODataService({ ...options, model, store: open.store }) });
+      // one skip-token secret for all, as the instances of one deployment share it: equal next links from equal rows
+      served.push({
+        name,
+        open,
+        service: createODataService({ skipTokenSecret: 'every store', ...options, model, store: open.store }),
+      });
     }
     return new EveryStore(model, served);
   }

@@ -26,6 +26,7 @@ import {
   linkTupleText,
   type PreparedCount,
   type PreparedRead,
+  type PrepareOptions,
   type ReadOptions,
   type ReadResult,
   type RelatedLink,
@@ -333,8 +334,14 @@ export class SqlStore implements Store {
    * The fast path of collection reads: the statements made once, the driver's rows written as JSON without being
    * decoded first.
    */
-  prepareRead(c: StoreCollection, bound: BoundQuery, parent?: Row): PreparedRead {
-    const statements = this.readStatements(c, bound, parent);
+  prepareRead(c: StoreCollection, bound: BoundQuery, parent?: Row, options: PrepareOptions = {}): PreparedRead {
+    // what is read beside the selection comes after its columns: the writer's positions stay those of the select
+    const also = (options.also ?? []).filter((p) => !bound.select.includes(p));
+    const statements = this.readStatements(
+      c,
+      also.length === 0 ? bound : { ...bound, select: [...bound.select, ...also] },
+      parent,
+    );
     const dialect = this.driver.dialect;
     // run() hands the writer the driver's rows it returned, arrays of the selected columns' values
     const positions = bound.select.map((_, i) => i);
@@ -346,9 +353,19 @@ export class SqlStore implements Store {
     ) => string;
     const writer = ({ ieee754Compatible }: { readonly ieee754Compatible: boolean }): ((row: unknown) => string) =>
       ieee754Compatible ? compatible : plain;
+    const alsoNames = (options.also ?? []).map((p) => p.name);
+    const alsoAt = (options.also ?? []).map((p) => {
+      const selected = bound.select.indexOf(p);
+      return selected >= 0 ? selected : bound.select.length + also.indexOf(p);
+    });
+    const alsoValues =
+      alsoNames.length === 0
+        ? undefined
+        : (row: unknown): Row => this.decodeValues(options.also!, alsoAt, row as readonly unknown[]);
     const prepared = (current: ReadStatements): PreparedRead => ({
       run: (options) => this.runRead(current, options),
       writer,
+      ...(alsoValues === undefined ? {} : { also: alsoValues }),
       // the same statements with the parameters of other literal values (the text, and so the prepared statement,
       // is the same)
       rebind: (written) => {
