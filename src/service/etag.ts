@@ -17,10 +17,14 @@ export function etagOf(type: EntityType, row: Row): string | undefined {
   return /^[\x21\x23-\x7e]*$/.test(text) ? `W/"${text}"` : `W/"${Buffer.from(text, 'utf8').toString('base64url')}"`;
 }
 
+const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** A concurrency value as the same text whatever form a store gives it in (an instant in any offset: UTC ms). */
 function valueText(property: Property, value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (property.type === 'Edm.DateTimeOffset') {
+    // (the service writes instants as UTC with milliseconds: most come in that form already, and need no parsing)
+    if (typeof value === 'string' && CANONICAL_INSTANT.test(value)) return value;
     const time = value instanceof Date ? value.getTime() : Date.parse(String(value));
     return Number.isFinite(time) ? new Date(time).toISOString() : String(value);
   }
