@@ -50,10 +50,13 @@ export interface BatchRunner {
   /** Runs one request on its own; never throws (a failure is an error answer). */
   run(request: ResolvedBatchRequest): Promise<BatchAnswer>;
   /**
-   * Runs `work` in one transaction, in which `run` runs each request of a change set: the transaction commits when
-   * `work` resolves and rolls back when it throws.
+   * Runs `work` in one transaction, in which `run` runs each request of the change set `members` (by its index among
+   * them): the transaction commits when `work` resolves and rolls back when it throws.
    */
-  atomically<T>(work: (run: (request: ResolvedBatchRequest) => Promise<BatchAnswer>) => Promise<T>): Promise<T>;
+  atomically<T>(
+    members: readonly BatchRequest[],
+    work: (run: (request: ResolvedBatchRequest, member: number) => Promise<BatchAnswer>) => Promise<T>,
+  ): Promise<T>;
   /** The error answer for a failure outside any one request (a commit that failed). */
   errorAnswer(error: unknown): BatchAnswer;
 }
@@ -576,9 +579,9 @@ export async function runBatch(
     }
     const answers: BatchOutcome[] = [];
     try {
-      await runner.atomically(async (run) => {
-        for (const member of members) {
-          const answer = await runOne(member, run);
+      await runner.atomically(members, async (run) => {
+        for (const [index, member] of members.entries()) {
+          const answer = await runOne(member, (request) => run(request, index));
           const outcome = { request: member, answer };
           answers.push(outcome);
           if (answer.status >= 400) throw new GroupFailed(outcome);

@@ -497,36 +497,39 @@ export class ODataService<Context = undefined> implements HttpService {
    */
   private async route(
     request: ServiceRequest,
-    batch?: { readonly call: Call<Context>; readonly changes?: Store },
+    batch?: { readonly call: Call<Context>; readonly changes?: ChangeSetPart<Context> },
   ): Promise<ServiceResponse> {
-    // an absolute-form target (`GET http://host/north/... HTTP/1.1`, RFC 9112 §3.2.2) names the host itself: its
-    // authority replaces the Host header
-    const absolute = ABSOLUTE_FORM.exec(request.url);
-    const url = absolute === null ? request.url : request.url.slice(absolute[0].length) || '/';
-    const host = absolute === null ? header(request, 'host') : absolute[1];
-    const q = url.indexOf('?');
-    const pathname = q < 0 ? url : url.slice(0, q);
-    const rawQuery = q < 0 ? '' : url.slice(q + 1);
+    const { url, host, pathname, rawQuery } = targetOf(request);
     if (this.options.probes !== undefined && isProbe(pathname) && batch === undefined)
       return this.probe(pathname === '/health' ? 'health' : 'ready', request.method);
-    const resolved = await this.resolveRequest({ request, pathname, host });
-    if (resolved === undefined) throw httpError('NotFound', `No resource at ${pathname.slice(0, 200)}`);
-    let store = resolved.store;
-    if (batch?.changes !== undefined) {
-      if (store !== batch.call.store)
-        throw httpError(
-          'InvalidBatch',
-          'A change set is one transaction: its requests address the service root of the batch',
-        );
-      store = batch.changes;
+    let store: Store;
+    let resolved: Resolved<Context>;
+    let resource: string;
+    const changes = batch?.changes;
+    if (changes === undefined) {
+      const found = await this.resolveRequest({ request, pathname, host });
+      if (found === undefined) throw httpError('NotFound', `No resource at ${pathname.slice(0, 200)}`);
+      resolved = found;
+      store = found.store;
+      resource = found.resource;
+    } else {
+      // a request of a change set: resolved before its transaction began (resolvePart); its URL may have changed
+      // since (a `$1` reference replaced), but not its service root
+      if ('error' in changes) throw changes.error;
+      resolved = changes.resolved;
+      store = changes.store;
+      if (pathname === changes.pathname) resource = resolved.resource;
+      else if (pathname === resolved.root || pathname.startsWith(`${resolved.root}/`))
+        resource = pathname.slice(resolved.root.length);
+      else throw oneServiceRoot();
     }
-    const path = parseResource(resourceSegments(resolved.resource));
+    const path = parseResource(resourceSegments(resource));
     const call: Call<Context> = {
       store,
       context: resolved.context,
       base: this.baseUrl(request, host, resolved.root),
       root: resolved.root,
-      resource: resolved.resource.replace(/\/$/, ''),
+      resource: resource.replace(/\/$/, ''),
       url,
       rawQuery,
       request,
@@ -1532,7 +1535,7 @@ export class ODataService<Context = undefined> implements HttpService {
     const continueOnError = named === undefined ? json : named === '' || named.toLowerCase() === 'true';
     let internal: unknown;
     const version = negotiateVersion(c.request);
-    const run = (request: ResolvedBatchRequest, changes?: Store): Promise<ServiceResponse> => {
+    const run = (request: ResolvedBatchRequest, changes?: ChangeSetPart<Context>): Promise<ServiceResponse> => {
       const part = this.partRequest(c, request);
       return this.answer(part, () => this.route(part, { call: c, ...(changes === undefined ? {} : { changes }) })).then(
         (response) => {
@@ -1546,7 +1549,22 @@ export class ODataService<Context = undefined> implements HttpService {
       requests,
       {
         run: (request) => run(request),
-        atomically: (work) => c.store.transaction((tx) => work((request) => run(request, changeSetStore(tx)))),
+        atomically: async (members, work) => {
+          // each request's site and credentials are checked before the transaction begins: a check that needs a
+          // connection of the store must not wait for one while the transaction holds its own (and the locks the
+          // other change sets wait on)
+          const found = await Promise.all(
+            members.map((member) =>
+              this.resolvePart(c, member).then(
+                (found) => found,
+                (error: unknown) => ({ error }),
+              ),
+            ),
+          );
+          return c.store.transaction((tx) =>
+            work((request, member) => run(request, { store: changeSetStore(tx), ...found[member]! })),
+          );
+        },
         errorAnswer: (error) => {
           if (!isODataError(error)) internal ??= error;
           const answer = this.errorResponse(error, c.request.id);
@@ -1565,6 +1583,19 @@ export class ODataService<Context = undefined> implements HttpService {
           return { status: 200, headers: { ...headers, 'content-type': written.contentType }, body: written.body };
         })();
     return internal === undefined ? response : { ...response, error: internal };
+  }
+
+  /** Where a request of a change set goes, found before the change set's transaction begins. */
+  private async resolvePart(
+    c: Call<Context>,
+    request: BatchRequest,
+  ): Promise<{ readonly resolved: Resolved<Context>; readonly pathname: string }> {
+    const part = this.partRequest(c, request);
+    const { pathname, host } = targetOf(part);
+    const resolved = await this.resolveRequest({ request: part, pathname, host });
+    if (resolved === undefined) throw httpError('NotFound', `No resource at ${pathname.slice(0, 200)}`);
+    if (resolved.store !== c.store) throw oneServiceRoot();
+    return { resolved, pathname };
   }
 
   /**
@@ -1630,6 +1661,39 @@ interface ReadPlan {
   /** The same without control information (odata.metadata=none: no @odata.etag). */
   readonly writeNone: (row: unknown) => string;
   readonly writeNoneCompatible: (row: unknown) => string;
+}
+
+/** A request of a change set: the transaction's store, and where the request goes (or why it cannot). */
+type ChangeSetPart<Context> = { readonly store: Store } & (
+  { readonly resolved: Resolved<Context>; readonly pathname: string } | { readonly error: unknown }
+);
+
+function oneServiceRoot(): ODataError {
+  return httpError(
+    'InvalidBatch',
+    'A change set is one transaction: its requests address the service root of the batch',
+  );
+}
+
+/**
+ * A request's target: in origin form, the host it names (an absolute-form target, RFC 9112 §3.2.2, names the host
+ * itself: its authority replaces the Host header), its path and its query string.
+ */
+function targetOf(request: ServiceRequest): {
+  readonly url: string;
+  readonly host: string | undefined;
+  readonly pathname: string;
+  readonly rawQuery: string;
+} {
+  const absolute = ABSOLUTE_FORM.exec(request.url);
+  const url = absolute === null ? request.url : request.url.slice(absolute[0].length) || '/';
+  const q = url.indexOf('?');
+  return {
+    url,
+    host: absolute === null ? header(request, 'host') : absolute[1],
+    pathname: q < 0 ? url : url.slice(0, q),
+    rawQuery: q < 0 ? '' : url.slice(q + 1),
+  };
 }
 
 /** Headers of a batch request that describe the batch itself, not each of its requests. */
