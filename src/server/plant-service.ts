@@ -5,7 +5,7 @@
 import { ODataError } from '../errors.js';
 import { decodeSegments } from '../service/paths.js';
 import { RateLimiter, type RateLimit } from '../service/rate-limit.js';
-import { touchModified } from '../service/writes.js';
+import { modifiedTime, touchModified } from '../service/writes.js';
 import {
   createODataService,
   header,
@@ -65,7 +65,8 @@ export function createPlantService(options: PlantServiceOptions): PlantService {
     create: { MeterReadings: ({ sent, tx }) => recordMeterReading(tx, sent) },
     actions: {
       AddComment: async ({ entity, parameters, tx }) => {
-        const now = new Date().toISOString();
+        // the comment's CreatedDate and the work order's LastModifiedDate are one time
+        const now = modifiedTime(entity['LastModifiedDate'], new Date().toISOString());
         await addComment(tx, entity['WorkOrderID'], parameters, now);
         const workOrder = { ...entity };
         touchModified(WorkOrder, workOrder, now);

@@ -38,5 +38,5 @@ export { MemoryStore } from './memory-store.js';
 export { openSqlStore, schemaSql, SqlStore, type SqlStoreOptions, type SqlTransaction } from './sql/sql-store.js';
 export type { SqlDriver, SqlSession, Readiness } from './sql/driver.js';
 export type { BodyOptions } from './body.js';
-export { insertRow, touchModified } from './writes.js';
+export { insertRow, modifiedTime, touchModified } from './writes.js';
 export { etagOf, etagMatches } from './etag.js';

@@ -33,17 +33,23 @@ export function touchModified(entityType: EntityType, row: Row, now: string): vo
   for (const property of entityType.properties.values()) {
     const name = property.name;
     if (property.managed === 'modified') {
-      const stored = row[name];
-      const previous =
-        stored instanceof Date ? stored.getTime() : typeof stored === 'string' ? Date.parse(stored) : NaN;
-      const time = Date.parse(now);
-      row[name] = Number.isFinite(previous) && previous >= time ? new Date(previous + 1).toISOString() : now;
+      row[name] = modifiedTime(row[name], now);
     } else if (property.managed === 'version') {
       const stored = row[name];
       row[name] = typeof stored === 'bigint' ? stored + 1n : String(BigInt(String(stored ?? 0)) + 1n);
       if (property.type === 'Edm.Int32') row[name] = Number(row[name]);
     }
   }
+}
+
+/**
+ * The time a write stamps on a row last modified at `stored`: `now`, or a millisecond past `stored` when the clock has
+ * not passed it (an ETag made of it changes with every write). A handler that writes related rows with the same time
+ * takes it from here first.
+ */
+export function modifiedTime(stored: unknown, now: string): string {
+  const previous = stored instanceof Date ? stored.getTime() : typeof stored === 'string' ? Date.parse(stored) : NaN;
+  return Number.isFinite(previous) && previous >= Date.parse(now) ? new Date(previous + 1).toISOString() : now;
 }
 
 /** A property's fixed default as a row value (a decimal's as text); undefined when it has none. */
