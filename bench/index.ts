@@ -17,6 +17,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'http', load: () => import('./http.bench.js') },
   { name: 'expand', load: () => import('./expand.bench.js') },
   { name: 'load', load: () => import('./load.bench.js') },
+  { name: 'paging', load: () => import('./paging.bench.js') },
 ];
 
 const wanted = process.argv.slice(2);
