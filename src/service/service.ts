@@ -913,10 +913,11 @@ export class ODataService<Context = undefined> implements HttpService {
         plan.order === undefined || last === undefined
           ? undefined
           : orderValues(plan.order, plan.read.also?.(last) ?? (last as Row));
-      const link =
+      const from =
         values === undefined
-          ? nextLink(c, plan.skip + written, remaining)
-          : keysetLink(c, this.skipTokens.sign(this.tokenScope(c, set, parent), values), remaining);
+          ? `$skip=${plan.skip + written}`
+          : `$skiptoken=${this.skipTokens.sign(this.tokenScope(c, set, parent), values)}`;
+      const link = nextLink(c, from, remaining);
       body += `,"@odata.nextLink":${JSON.stringify(link)}`;
     }
     const headers = this.jsonHeaders(format);
@@ -1824,24 +1825,17 @@ function contextSelectList(selection: Selection): string {
   return items.length === 0 ? '' : `(${items.join(',')})`;
 }
 
-/** The query string with $skip and $top replaced, as an absolute URL of the same resource. */
-function nextLink<Context>(c: Call<Context>, skip: number, remaining: number | undefined): string {
+/**
+ * The next link: the request's resource and query string, its paging options replaced by where the next page starts
+ * (`$skiptoken=…` after the last entity's order values, or `$skip=n`) and the `$top` still due, as an absolute URL.
+ */
+function nextLink<Context>(c: Call<Context>, from: string, remaining: number | undefined): string {
   const kept = withoutOptions(c.rawQuery, ['skip', 'top', 'skiptoken'])
     .split('&')
     .filter((pair) => pair !== '');
-  kept.push(`$skip=${skip}`);
+  kept.push(from);
   if (remaining !== undefined) kept.push(`$top=${remaining}`);
   // the resource as the client addressed it, under the base (which names a tenant even when the host did)
-  return `${c.base}${c.resource}?${kept.join('&')}`;
-}
-
-/** The next link of keyset paging: the query without its paging options, the token, and the `$top` still due. */
-function keysetLink<Context>(c: Call<Context>, token: string, remaining: number | undefined): string {
-  const kept = withoutOptions(c.rawQuery, ['skip', 'top', 'skiptoken'])
-    .split('&')
-    .filter((pair) => pair !== '');
-  kept.push(`$skiptoken=${token}`);
-  if (remaining !== undefined) kept.push(`$top=${remaining}`);
   return `${c.base}${c.resource}?${kept.join('&')}`;
 }
 
