@@ -23,6 +23,8 @@ export interface BatchRequest {
   readonly group: string | undefined;
   /** The requests and groups (JSON) that must have succeeded for this one to run; a failed one makes it a 424. */
   readonly dependsOn: readonly string[];
+  /** A JSON request's `if` condition (4.01), which this service does not evaluate: such a request fails with 424. */
+  readonly condition?: unknown;
 }
 
 /** The answer to one request of a batch (a ServiceResponse). */
@@ -429,6 +431,7 @@ export function readJsonBatch(value: unknown, limits: BatchLimits): BatchRequest
         body === undefined || body === null ? undefined : jsonBodyBytes(body, headers['content-type'], `${at}.body`),
       group: group as string | undefined,
       dependsOn: dependsOn as string[],
+      ...(r['if'] === undefined ? {} : { condition: r['if'] }),
     });
     ids.add(id);
     if (group !== undefined) groups.add(group as string);
@@ -510,8 +513,13 @@ export async function runBatch(
       ...(ok && etag !== undefined ? { etag } : {}),
     });
   };
-  const dependencyFailed = (request: BatchRequest): string | undefined =>
-    request.dependsOn.find((d) => done.get(d)?.ok === false || failedGroups.has(d));
+  /** Why a request cannot run: a dependency that failed, or a condition (`if`) the service does not evaluate. */
+  const dependencyFailed = (request: BatchRequest): string | undefined => {
+    // (JSON Format §19.1: a service that does not support `if` fails the request with 424)
+    if (request.condition !== undefined) return 'Not run: this service does not evaluate the if member of a request';
+    const failed = request.dependsOn.find((d) => done.get(d)?.ok === false || failedGroups.has(d));
+    return failed === undefined ? undefined : `Not run: it depends on ${failed}, which failed`;
+  };
   const resolve = (request: BatchRequest): ResolvedBatchRequest => {
     let url = request.url;
     const reference = /^\$([^/?]+)/.exec(url);
@@ -531,8 +539,7 @@ export async function runBatch(
     }
     return { method: request.method, url, headers, body: request.body };
   };
-  const failedDependency = (on: string): BatchAnswer =>
-    runner.errorAnswer(new ODataError('FailedDependency', `Not run: it depends on ${on}, which failed`));
+  const failedDependency = (on: string): BatchAnswer => runner.errorAnswer(new ODataError('FailedDependency', on));
   const runOne = async (
     request: BatchRequest,
     run: (request: ResolvedBatchRequest) => Promise<BatchAnswer>,
@@ -566,7 +573,8 @@ export async function runBatch(
     while (end < requests.length && requests[end]!.group === group) end++;
     const members = requests.slice(i, end);
     i = end;
-    const on = members.map((m) => dependencyFailed(m)).find((d) => d !== undefined && !members.some((x) => x.id === d));
+    // (a dependency on a member of the group has not run yet: it fails the group only when it fails inside it)
+    const on = members.map((m) => dependencyFailed(m)).find((d) => d !== undefined);
     if (on !== undefined) {
       const answer = failedDependency(on);
       for (const member of members) {

@@ -233,6 +233,8 @@ describe.each(kinds)('$batch on %s', (storage) => {
       { id: 'bad2', atomicityGroup: 'g2', method: 'patch', url: "PurchaseOrders('NO-SUCH')", body: { Notes: 'x' } },
       { id: 'after', dependsOn: ['g2'], method: 'get', url: 'Parts/$count' },
       { id: 'free', method: 'get', url: 'Parts/$count' },
+      // a condition the service does not evaluate: not run (JSON Format §19.1)
+      { id: 'cond', dependsOn: ['free'], if: '$free/$succeeded', method: 'get', url: 'Parts/$count' },
     ]);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -245,6 +247,7 @@ describe.each(kinds)('$batch on %s', (storage) => {
       ['bad2', 404, 'g2'],
       ['after', 424, undefined],
       ['free', 200, undefined],
+      ['cond', 424, undefined],
     ]);
     const read = responses[2]!['body'] as Row;
     expect((read['Lines'] as Row[]).map((l) => l['Description'])).toEqual(['Nuts']);
