@@ -1,6 +1,6 @@
 // Keyset paging: a server-driven next link carries, in an opaque `$skiptoken`, the order values of the last entity
 // of its page (the query's `$orderby` and the key that breaks ties). The next page is the rows after them in that
-// order, found by a condition the database answers from an index: page n costs what page 1 costs, and rows inserted
+// order, found by conditions the database answers from an index: page n costs what page 1 costs, and rows inserted
 // or deleted between two pages neither shift nor repeat the rows that stay. The token is signed (HMAC-SHA256 over its
 // values and the query it belongs to): an altered token, or one used with another query, is a 400.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -154,20 +154,24 @@ function logical(operator: 'and' | 'or', left: BoundExpr, right: BoundExpr): Bou
 }
 
 /**
- * The rows after `values` in the order (SEMANTICS.md: nulls first ascending, last descending): for some item, every
- * item before it equal and this one after. Its conjunction with the query's filter is the next page's filter.
+ * The rows after `values` in the order (SEMANTICS.md: nulls first ascending, last descending), as one condition per
+ * level of the order, in the order of the rows they find: the rows that share every item but the last and come after
+ * it in the last, then those that share every item but the last two and come after in the one before, and so on up to
+ * those after the first item. Each level is an equality prefix and one range, which a database answers by seeking in
+ * an index on the order (a single disjunction of them read the rows of a run of equal leading values from the start
+ * of the run); the page is their rows, level after level, until it is full.
  */
-export function afterCondition(order: readonly OrderItem[], values: readonly unknown[]): BoundExpr {
+export function afterLevels(order: readonly OrderItem[], values: readonly unknown[]): BoundExpr[] {
   if (values.length !== order.length) throw invalidToken();
   const literals = order.map((item, i) => {
     const literal = literalOf(item.property, values[i]);
     if (literal === undefined) throw invalidToken();
     return literal;
   });
-  let condition: BoundExpr | undefined;
-  let equalBefore: BoundExpr | undefined;
-  order.forEach(({ property, descending }, i) => {
-    const literal = literals[i]!;
+  const levels: BoundExpr[] = [];
+  for (let j = order.length - 1; j >= 0; j--) {
+    const { property, descending } = order[j]!;
+    const literal = literals[j]!;
     const isNull = literal.type === 'null';
     // after the value in this item's direction; descending, nothing comes after a null
     let after: BoundExpr | undefined;
@@ -176,30 +180,12 @@ export function afterCondition(order: readonly OrderItem[], values: readonly unk
       after = property.nullable
         ? logical('or', comparison('lt', property, literal), comparison('eq', property, { type: 'null' }))
         : comparison('lt', property, literal);
-    if (after !== undefined) {
-      const term = equalBefore === undefined ? after : logical('and', equalBefore, after);
-      condition = condition === undefined ? term : logical('or', condition, term);
-    }
-    const equal = comparison('eq', property, literal);
-    equalBefore = equalBefore === undefined ? equal : logical('and', equalBefore, equal);
-  });
-  // (the key ends every order: with all items equal there is no row after; a condition no row meets)
-  if (condition === undefined) return comparison('ne', order[0]!.property, literals[0]!);
-  // a bound on the first item alone, implied by the condition: it lets the database seek in an index that leads with
-  // it, where the disjunction alone reads the index from its start (measured: 19.5 → 5.4 ms on SQLite at page 100)
-  const [{ property, descending }] = order as [OrderItem];
-  const first = literals[0]!;
-  const leading =
-    first.type === 'null'
-      ? descending
-        ? comparison('eq', property, first)
-        : undefined
-      : !descending
-        ? comparison('ge', property, first)
-        : property.nullable
-          ? logical('or', comparison('le', property, first), comparison('eq', property, { type: 'null' }))
-          : comparison('le', property, first);
-  return leading === undefined ? condition : logical('and', leading, condition);
+    if (after === undefined) continue;
+    let level = after;
+    for (let i = j - 1; i >= 0; i--) level = logical('and', comparison('eq', order[i]!.property, literals[i]!), level);
+    levels.push(level);
+  }
+  return levels;
 }
 
 function invalidToken(): ODataError {

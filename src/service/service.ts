@@ -45,7 +45,7 @@ import {
 } from './batch.js';
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
 import { etagMatches, etagOf } from './etag.js';
-import { afterCondition, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
+import { afterLevels, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
 import { PlanCache, sumStats, type PlanCacheStats, type Rebindable } from './plan-cache.js';
 import { negotiateJson, negotiateMetadata, negotiateRaw, type JsonFormat } from './negotiate.js';
@@ -341,6 +341,8 @@ export class ODataService<Context = undefined> implements HttpService {
   private readonly storeIds = new WeakMap<Store, number>();
   private readonly resolveRequest: (request: ResolveRequest) => Promise<Resolved<Context> | undefined>;
   private readonly skipTokens: SkipTokens;
+  /** Plans of queries whose pages after a skip token are read, by exact query string (see keysetPlan). */
+  private readonly keysetPlans = new Map<string, ReadPlan>();
   private shutdown = false;
 
   constructor(private readonly options: ODataServiceOptions<Context>) {
@@ -949,8 +951,9 @@ export class ODataService<Context = undefined> implements HttpService {
   }
 
   /**
-   * The plan of a page after a `$skiptoken` (keyset paging): the query's own options, and the rows after the token's
-   * order values. Made for the request (the token's values are in its SQL), never kept.
+   * The plan of a page after a `$skiptoken` (keyset paging): the plan of the query without the token, kept by its
+   * exact query string (never by shape: its bound query holds the literals it was made with), and a read of the rows
+   * after the token's order values, made for the request (they are in its SQL).
    */
   private keysetPlan(
     c: Call<Context>,
@@ -962,10 +965,34 @@ export class ODataService<Context = undefined> implements HttpService {
   ): ReadPlan {
     const rawQuery = withoutOptions(c.rawQuery, ['skiptoken']);
     const values = this.skipTokens.verify(this.tokenScope(c, set, parent), token);
-    return this.makeReadPlan({ ...c, rawQuery }, set, parent, full, pageSize, parseQuery(rawQuery), values);
+    const where = `${this.where(c, set, parent)}${full ? 'full' : ''} ${pageSize}\n${rawQuery}`;
+    let plan = this.keysetPlans.get(where);
+    if (plan === undefined) {
+      plan = this.makeReadPlan({ ...c, rawQuery }, set, parent, full, pageSize, parseQuery(rawQuery));
+      if (this.keysetPlans.size >= (this.options.planCacheSize ?? 1000)) {
+        const oldest = this.keysetPlans.keys().next();
+        if (oldest.done !== true) this.keysetPlans.delete(oldest.value);
+      }
+      if ((this.options.planCacheSize ?? 1000) > 0) this.keysetPlans.set(where, plan);
+    } else {
+      // (least recently used first out)
+      this.keysetPlans.delete(where);
+      this.keysetPlans.set(where, plan);
+    }
+    const { order, keyset } = plan;
+    if (order === undefined || keyset === undefined)
+      throw httpError('InvalidSkipToken', 'This query pages by $skip: it takes no $skiptoken', '$skiptoken');
+    // the count is of the whole query, not of the rows after the token
+    let count: (() => Promise<number>) | undefined;
+    if (keyset.page.count) {
+      const counted = this.countPlan({ ...c, rawQuery }, set, parent).read;
+      count = () => counted.run(reading(c));
+    }
+    const read = this.afterRead(keyset.page, afterLevels(order, values), keyset.prepare, plan.read);
+    return { ...plan, read, ...(count === undefined ? {} : { count }) };
   }
 
-  /** What a read plan is made of (readPlan, keysetPlan); `after`: the order values the page starts after. */
+  /** What a read plan is made of (readPlan, and keysetPlan's pages after a token). */
   private makeReadPlan(
     c: Call<Context>,
     set: StoreCollection,
@@ -973,52 +1000,36 @@ export class ODataService<Context = undefined> implements HttpService {
     full: boolean,
     pageSize: number,
     options: QueryOptions,
-    after?: readonly unknown[],
   ): ReadPlan {
     const bound = validateQuery(options, set.entityType, this.limits);
     const top = bound.top;
     const pageTop = top === undefined || top > pageSize ? pageSize : top;
-    let page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
+    const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
     const order = keysetOrder(bound);
-    let count: (() => Promise<number>) | undefined;
-    if (after !== undefined) {
-      if (order === undefined)
-        throw httpError('InvalidSkipToken', 'This query pages by $skip: it takes no $skiptoken', '$skiptoken');
-      const condition = afterCondition(order, after);
-      // the count is of the whole query, not of the rows after the token
-      if (bound.count) {
-        const counted = this.countPlan(c, set, parent).read;
-        count = () => counted.run(reading(c));
-      }
-      page = {
-        ...page,
-        count: false,
-        filter: page.filter === undefined ? condition : and(page.filter, condition),
-      };
-    }
     const expand = bound.expand;
     const type = set.entityType;
     // beside the selection: the ETag's properties, and the order's (the last entity's values make the next link)
     const also = [...new Set([...type.concurrency, ...(order ?? []).map((o) => o.property)])];
     // full metadata needs each row's key for its id, and $expand the foreign keys of what it expands: they are read
     // beside the selection, and rows come decoded
-    const read =
+    const prepare = (query: BoundQuery): PreparedRead =>
       expand !== undefined
         ? defaultPreparedRead(
             c.store,
             set,
             {
-              ...page,
+              ...query,
               select: selectForExpand(
-                page,
+                query,
                 also.map((p) => p.name),
               ),
             },
             parent,
           )
         : full
-          ? defaultPreparedRead(c.store, set, { ...page, select: withKey(type, bound.select, also) }, parent)
-          : prepareRead(c.store, set, page, parent, { also });
+          ? defaultPreparedRead(c.store, set, { ...query, select: withKey(type, bound.select, also) }, parent)
+          : prepareRead(c.store, set, query, parent, { also });
+    const read = prepare(page);
     // on the fast path the ETag comes from the concurrency values read beside the selection (the decoded paths
     // write it from the row); odata.metadata=none leaves it out, as all control information but count and next link
     const tagged = (write: (row: unknown) => string): ((row: unknown) => string) =>
@@ -1039,12 +1050,46 @@ export class ODataService<Context = undefined> implements HttpService {
       pageTop,
       selected: selectSuffix(options.select !== undefined, bound),
       ...(expand === undefined ? {} : { expand }),
-      ...(order === undefined ? {} : { order }),
-      ...(count === undefined ? {} : { count }),
+      ...(order === undefined ? {} : { order, keyset: { page, prepare } }),
       write: tagged(plain),
       writeCompatible: tagged(compatible),
       writeNone: plain,
       writeNoneCompatible: compatible,
+    };
+  }
+
+  /**
+   * The read of a page after a skip token: its levels (afterLevels) one after the other, each a read of the query's
+   * filter and that level's condition, for as many rows as the page still needs (a `$skip` sent beside the token
+   * skips rows after it). All have the columns of the first: its writers write them all.
+   */
+  private afterRead(
+    page: BoundQuery,
+    levels: readonly BoundExpr[],
+    prepare: (query: BoundQuery) => PreparedRead,
+    columns: PreparedRead,
+  ): PreparedRead {
+    const skip = page.skip ?? 0;
+    const wanted = skip + (page.top ?? Infinity);
+    const level = (condition: BoundExpr, top: number): BoundQuery => {
+      const { skip: _skip, top: _top, ...rest } = page;
+      return {
+        ...rest,
+        count: false,
+        ...(top === Infinity ? {} : { top }),
+        filter: page.filter === undefined ? condition : and(page.filter, condition),
+      };
+    };
+    return {
+      run: async (options) => {
+        const rows: unknown[] = [];
+        for (let i = 0; i < levels.length && rows.length < wanted; i++)
+          rows.push(...(await prepare(level(levels[i]!, wanted - rows.length)).run(options)).rows);
+        return { rows: rows.slice(skip, wanted) };
+      },
+      // every level reads the columns of the plan's own read: its writers and `also` serve them
+      writer: (options) => columns.writer(options),
+      ...(columns.also === undefined ? {} : { also: columns.also }),
     };
   }
 
@@ -1657,6 +1702,8 @@ interface ReadPlan {
   readonly order?: readonly OrderItem[];
   /** A page after a skip token: the count of the whole query (the page's read does not count). */
   readonly count?: () => Promise<number>;
+  /** With `order`: the page's query and how to prepare a read of it with another filter (a page after a token). */
+  readonly keyset?: { readonly page: BoundQuery; readonly prepare: (query: BoundQuery) => PreparedRead };
   readonly write: (row: unknown) => string;
   readonly writeCompatible: (row: unknown) => string;
   /** The same without control information (odata.metadata=none: no @odata.etag). */

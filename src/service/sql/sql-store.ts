@@ -345,14 +345,17 @@ export class SqlStore implements Store {
     const dialect = this.driver.dialect;
     // run() hands the writer the driver's rows it returned, arrays of the selected columns' values
     const positions = bound.select.map((_, i) => i);
-    const plain = rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }, positions) as (
-      row: unknown,
-    ) => string;
-    const compatible = rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }, positions) as (
-      row: unknown,
-    ) => string;
+    // made when first asked for: a read run for its rows alone (a keyset page's further levels) makes none
+    let plain: ((row: unknown) => string) | undefined;
+    let compatible: ((row: unknown) => string) | undefined;
     const writer = ({ ieee754Compatible }: { readonly ieee754Compatible: boolean }): ((row: unknown) => string) =>
-      ieee754Compatible ? compatible : plain;
+      ieee754Compatible
+        ? (compatible ??= rawEntityWriter(dialect, bound.select, { ieee754Compatible: true }, positions) as (
+            row: unknown,
+          ) => string)
+        : (plain ??= rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }, positions) as (
+            row: unknown,
+          ) => string);
     const alsoNames = (options.also ?? []).map((p) => p.name);
     const alsoAt = (options.also ?? []).map((p) => {
       const selected = bound.select.indexOf(p);
