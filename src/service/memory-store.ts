@@ -13,6 +13,7 @@ import {
   linkTupleText,
   type PreparedRead,
   type PrepareOptions,
+  readingAlso,
   type ReadOptions,
   type ReadResult,
   type RelatedLink,
@@ -60,10 +61,8 @@ export class MemoryStore implements Store {
   prepareRead(c: StoreCollection, query: BoundQuery, parent?: Row, options: PrepareOptions = {}): PreparedRead {
     const related = this.relatedRows();
     // what is read beside the selection is projected with it; the writer writes the selection alone
-    const also = (options.also ?? []).filter((p) => !query.select.includes(p));
-    const compiled = compileQuery(also.length === 0 ? query : { ...query, select: [...query.select, ...also] }, {
-      related,
-    });
+    const beside = readingAlso(query, options);
+    const compiled = compileQuery(beside.query, { related });
     const run = async (): Promise<ReadResult> => {
       let rows: Iterable<Row> = this.arrays.get(c)!;
       const scope = { ...parent };
@@ -72,13 +71,10 @@ export class MemoryStore implements Store {
       const { value, count } = compiled.run(rows);
       return count === undefined ? { rows: value } : { rows: value, count };
     };
-    const alsoNames = (options.also ?? []).map((p) => p.name);
     return {
       run,
       writer: (options) => (row) => entityMembers(query.select, row as Row, options),
-      ...(alsoNames.length === 0
-        ? {}
-        : { also: (row: unknown): Row => Object.fromEntries(alsoNames.map((name) => [name, (row as Row)[name]])) }),
+      ...(beside.also === undefined ? {} : { also: beside.also }),
     };
   }
 

@@ -55,6 +55,7 @@ import {
   collectionOfType,
   collectionsOf,
   linkValueText,
+  readingAlso,
   type PreparedCount,
   type PreparedRead,
   type PrepareOptions,
@@ -2011,15 +2012,11 @@ function defaultPreparedRead(
   parent?: Row,
   options: PrepareOptions = {},
 ): PreparedRead {
-  const also = (options.also ?? []).filter((p) => !query.select.includes(p));
-  const read = also.length === 0 ? query : { ...query, select: [...query.select, ...also] };
-  const names = (options.also ?? []).map((p) => p.name);
+  const beside = readingAlso(query, options);
   return {
-    run: (options) => store.read(set, read, { ...options, ...(parent === undefined ? {} : { parent }) }),
+    run: (options) => store.read(set, beside.query, { ...options, ...(parent === undefined ? {} : { parent }) }),
     writer: (options) => (row) => entityMembers(query.select, row as Row, options),
-    ...(names.length === 0
-      ? {}
-      : { also: (row: unknown): Row => Object.fromEntries(names.map((name) => [name, (row as Row)[name]])) }),
+    ...(beside.also === undefined ? {} : { also: beside.also }),
   };
 }
 

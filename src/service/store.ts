@@ -90,6 +90,24 @@ export interface PrepareOptions {
   readonly also?: readonly Property[];
 }
 
+/**
+ * For a store whose rows come decoded, by name: the query that reads `also` beside its selection, and the `also` of
+ * its PreparedRead (none when nothing is asked).
+ */
+export function readingAlso(
+  query: BoundQuery,
+  options: PrepareOptions,
+): { readonly query: BoundQuery; readonly also?: (row: unknown) => Row } {
+  const asked = options.also ?? [];
+  if (asked.length === 0) return { query };
+  const missing = asked.filter((p) => !query.select.includes(p));
+  const names = asked.map((p) => p.name);
+  return {
+    query: missing.length === 0 ? query : { ...query, select: [...query.select, ...missing] },
+    also: (row) => Object.fromEntries(names.map((name) => [name, (row as Row)[name]])),
+  };
+}
+
 /** A count (`/$count`) made once and run many times, as PreparedRead is for reads. */
 export interface PreparedCount {
   run(options?: ReadOptions): Promise<number>;
