@@ -381,3 +381,62 @@ export interface OrderByItem {
   readonly direction: 'asc' | 'desc';
   readonly span: Span;
 }
+
+// ── $apply, $compute ────────────────────────────────────────────────────────
+
+/** The standard aggregation methods of the Data Aggregation extension (§3.1.3). */
+export const aggregationMethods = ['sum', 'min', 'max', 'average', 'countdistinct'] as const;
+export type AggregationMethod = (typeof aggregationMethods)[number];
+
+/** An `expr as Alias` item of `compute(...)` or of `$compute`. */
+export interface ComputeItem {
+  readonly expr: Expr;
+  readonly alias: string;
+  /** Where the alias is written. */
+  readonly aliasSpan: Span;
+  readonly span: Span;
+}
+
+/** One item of `aggregate(...)`: `Amount with sum as Total`, or `$count as Count`. */
+export type AggregateItem =
+  | {
+      readonly kind: 'method';
+      readonly expr: Expr;
+      readonly method: AggregationMethod;
+      /** Where the method name is written. */
+      readonly methodSpan: Span;
+      readonly alias: string;
+      readonly aliasSpan: Span;
+      readonly span: Span;
+    }
+  | { readonly kind: 'count'; readonly alias: string; readonly aliasSpan: Span; readonly span: Span };
+
+/**
+ * One transformation of `$apply` (Data Aggregation 4.0 CS03 §3): each takes the instances the one before it gave and
+ * gives new ones; a sequence is written with `/` between its transformations.
+ */
+export type ApplyTransformation =
+  | { readonly kind: 'aggregate'; readonly items: readonly AggregateItem[]; readonly span: Span }
+  | {
+      readonly kind: 'groupby';
+      /** The grouping properties: paths of property names. */
+      readonly properties: readonly PathExpr[];
+      /** The transformations applied to each group's instances (none: the distinct values of the properties). */
+      readonly apply?: readonly ApplyTransformation[];
+      readonly span: Span;
+    }
+  | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  | { readonly kind: 'compute'; readonly items: readonly ComputeItem[]; readonly span: Span }
+  | { readonly kind: 'orderby'; readonly items: readonly OrderByItem[]; readonly span: Span }
+  | { readonly kind: 'top' | 'skip'; readonly count: number; readonly span: Span }
+  | {
+      /** `topcount(n, value)` and its kin: a subset of the instances by the values of `value`. */
+      readonly kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum';
+      readonly n: Expr;
+      readonly value: Expr;
+      readonly span: Span;
+    }
+  | { readonly kind: 'concat'; readonly sequences: readonly (readonly ApplyTransformation[])[]; readonly span: Span }
+  | { readonly kind: 'identity'; readonly span: Span };
+
+export type ApplyTransformationKind = ApplyTransformation['kind'];

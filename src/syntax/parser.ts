@@ -15,7 +15,12 @@ import {
 } from 'chevrotain';
 import { atPosition, errorAt, ODataError } from '../errors.js';
 import {
+  aggregationMethods,
   canonicalFunctions,
+  type AggregateItem,
+  type ApplyTransformation,
+  type ComputeItem,
+  type PathExpr,
   type CanonicalFunctionName,
   type ExpandItem,
   type Expr,
@@ -147,6 +152,10 @@ function expectationOf(ruleName: string): string {
       return 'a key value';
     case 'inRight':
       return "a list in parentheses such as ('a','b'), a JSON array or a collection";
+    case 'transformation':
+      return transformationExpectation[currentTransformation] ?? 'the parameters of the transformation';
+    case 'aggregateItem':
+      return 'an aggregate such as Amount with sum as Total, or $count as Count';
     default:
       return 'a valid expression';
   }
@@ -970,6 +979,284 @@ class ODataParser extends EmbeddedActionsParser {
     return this.ACTION(() => ({ expr, direction, span: span(expr.span.start, this.endOfLast()) }));
   });
 
+  // ── $apply, $compute ──────────────────────────────────────────────────────
+
+  /** Data Aggregation ABNF `applyExpr`: transformations separated by `/`. */
+  readonly apply = this.RULE('apply', (): ApplyTransformation[] => {
+    const steps: ApplyTransformation[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Slash, DEF: () => steps.push(this.SUBRULE(this.transformation)) });
+    return steps;
+  });
+
+  /** `$compute` (4.01) and the items of `compute(...)`: `expr as Alias`, comma-separated. */
+  readonly compute = this.RULE('compute', (): ComputeItem[] => {
+    const items: ComputeItem[] = [];
+    this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.computeItem)) });
+    return items;
+  });
+
+  private readonly computeItem = this.RULE('computeItem', (): ComputeItem => {
+    const expr = this.SUBRULE(this.commonExpr);
+    const alias = this.SUBRULE(this.asAlias);
+    return this.ACTION(() => ({
+      expr,
+      alias: alias.name,
+      aliasSpan: alias.span,
+      span: span(expr.span.start, alias.span.end),
+    }));
+  });
+
+  /** ABNF `asAlias`: `RWS "as" RWS odataIdentifier`. */
+  private readonly asAlias = this.RULE('asAlias', (): { name: string; span: Span } => {
+    const as = this.CONSUME(T.Name);
+    this.ACTION(() => {
+      if (as.image !== 'as') {
+        this.fail('InvalidSyntax', as.startOffset, `Unexpected '${as.image}'`, "expected 'as' and an alias");
+      }
+      if (!isBlank(this.text[as.startOffset - 1]))
+        this.fail('InvalidSyntax', as.startOffset, "Expected a space before 'as'");
+    });
+    const alias = this.CONSUME2(T.Name);
+    return this.ACTION(() => {
+      if (!isBlank(this.text[alias.startOffset - 1])) {
+        this.fail('InvalidSyntax', alias.startOffset, "Expected a space after 'as'");
+      }
+      return { name: alias.image, span: tokenSpan(alias) };
+    });
+  });
+
+  /** One item of `aggregate(...)`: `expr with method as Alias`, or `$count as Alias`. */
+  private readonly aggregateItem = this.RULE('aggregateItem', (): AggregateItem =>
+    this.OR({
+      IGNORE_AMBIGUITIES: true,
+      DEF: [
+        {
+          GATE: () => this.LA(1).image === '$count',
+          ALT: () => {
+            const count = this.CONSUME(T.DollarName);
+            const alias = this.SUBRULE(this.asAlias);
+            return this.ACTION((): AggregateItem => ({
+              kind: 'count',
+              alias: alias.name,
+              aliasSpan: alias.span,
+              span: span(count.startOffset, alias.span.end),
+            }));
+          },
+        },
+        {
+          ALT: () => {
+            const expr = this.SUBRULE(this.commonExpr);
+            let withToken: IToken | undefined;
+            let method: IToken | undefined;
+            let alias: { name: string; span: Span } | undefined;
+            this.OPTION(() => {
+              withToken = this.CONSUME(T.Name);
+              method = this.OR2([{ ALT: () => this.CONSUME2(T.Name) }, { ALT: () => this.CONSUME(T.QualifiedName) }]);
+              alias = this.SUBRULE2(this.asAlias);
+            });
+            return this.ACTION((): AggregateItem => {
+              if (withToken === undefined || method === undefined || alias === undefined) {
+                return this.fail(
+                  'InvalidSyntax',
+                  this.endOfLast(),
+                  'Expected an aggregation method after the aggregated expression',
+                  `write the method and an alias: ${this.text.slice(expr.span.start, expr.span.end)} with sum as Total (this service declares no custom aggregates)`,
+                );
+              }
+              if (withToken.image !== 'with') {
+                this.fail(
+                  'InvalidSyntax',
+                  withToken.startOffset,
+                  `Unexpected '${withToken.image}'`,
+                  "expected 'with' and an aggregation method",
+                );
+              }
+              if (!isBlank(this.text[withToken.startOffset - 1])) {
+                this.fail('InvalidSyntax', withToken.startOffset, "Expected a space before 'with'");
+              }
+              if (!isBlank(this.text[method.startOffset - 1])) {
+                this.fail('InvalidSyntax', method.startOffset, "Expected a space after 'with'");
+              }
+              const written = method.image.toLowerCase();
+              const name = aggregationMethods.find((m) => m === written);
+              if (name === undefined) {
+                this.fail(
+                  method.tokenType === T.QualifiedName ? 'NotImplemented' : 'InvalidSyntax',
+                  method.startOffset,
+                  method.tokenType === T.QualifiedName
+                    ? `The custom aggregation method ${method.image} is not supported by this service`
+                    : `Unknown aggregation method '${method.image}'`,
+                  `expected ${aggregationMethods.join(', ')}`,
+                );
+              }
+              return {
+                kind: 'method',
+                expr,
+                method: name,
+                methodSpan: tokenSpan(method),
+                alias: alias.name,
+                aliasSpan: alias.span,
+                span: span(expr.span.start, alias.span.end),
+              };
+            });
+          },
+        },
+      ],
+    }),
+  );
+
+  /** A grouping property of `groupby((...))`: a path of property names. */
+  private readonly groupingPath = this.RULE('groupingPath', (): PathExpr => {
+    this.ACTION(() => {
+      const next = this.LA(1);
+      if (next.image === 'rollup' && this.LA(2).tokenType === T.LParen) {
+        this.fail('NotImplemented', next.startOffset, 'rollup in groupby is not supported by this service');
+      }
+    });
+    const expr = this.SUBRULE(this.commonExpr);
+    return this.ACTION(() => {
+      if (expr.kind !== 'path' || expr.root.kind !== 'implicit' || expr.segments.some((s) => s.kind !== 'property')) {
+        this.fail(
+          'InvalidSyntax',
+          expr.span.start,
+          `Expected a property to group by, found ${this.text.slice(expr.span.start, expr.span.end)}`,
+          'groupby takes property paths in parentheses: groupby((Status,VendorID))',
+        );
+      }
+      return expr;
+    });
+  });
+
+  /** One transformation of `$apply`: its name, then its parameters in parentheses (none for `identity`). */
+  private readonly transformation = this.RULE('transformation', (): ApplyTransformation => {
+    const nameToken = this.OR([{ ALT: () => this.CONSUME(T.Name) }, { ALT: () => this.CONSUME(T.QualifiedName) }]);
+    const name = this.ACTION((): string => {
+      if (nameToken.tokenType === T.QualifiedName) {
+        this.fail(
+          'NotImplemented',
+          nameToken.startOffset,
+          `The custom transformation ${nameToken.image} is not supported by this service`,
+        );
+      }
+      const lower = nameToken.image;
+      if (unsupportedTransformations.includes(lower)) {
+        this.fail(
+          'NotImplemented',
+          nameToken.startOffset,
+          `The transformation ${lower} is not supported by this service`,
+        );
+      }
+      if (!transformations.includes(lower)) {
+        const guess = suggest(lower, transformations);
+        this.fail(
+          'InvalidSyntax',
+          nameToken.startOffset,
+          `Unknown transformation '${nameToken.image}'`,
+          guess === undefined ? `expected one of ${transformations.join(', ')}` : `did you mean '${guess}'?`,
+        );
+      }
+      currentTransformation = lower;
+      return lower;
+    });
+    let body: Omit<ApplyTransformation, 'span'> | undefined;
+    let end = 0;
+    this.OPTION(() => {
+      const open = this.CONSUME(T.LParen);
+      this.ACTION(() => {
+        if (name === 'identity') this.fail('InvalidSyntax', open.startOffset, 'identity takes no parameters');
+        this.enter(open);
+      });
+      body = this.OR2({
+        IGNORE_AMBIGUITIES: true,
+        DEF: [
+          {
+            GATE: () => name === 'aggregate',
+            ALT: () => {
+              const items: AggregateItem[] = [];
+              this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.aggregateItem)) });
+              return { kind: 'aggregate' as const, items };
+            },
+          },
+          {
+            GATE: () => name === 'groupby',
+            ALT: () => {
+              this.CONSUME2(T.LParen);
+              const properties: PathExpr[] = [];
+              this.AT_LEAST_ONE_SEP2({ SEP: T.Comma, DEF: () => properties.push(this.SUBRULE(this.groupingPath)) });
+              this.CONSUME2(T.RParen);
+              let apply: ApplyTransformation[] | undefined;
+              this.OPTION2(() => {
+                this.CONSUME(T.Comma);
+                apply = this.SUBRULE(this.apply);
+              });
+              return { kind: 'groupby' as const, properties, ...(apply === undefined ? {} : { apply }) };
+            },
+          },
+          {
+            GATE: () => name === 'filter',
+            ALT: () => ({ kind: 'filter' as const, predicate: this.SUBRULE(this.commonExpr) }),
+          },
+          {
+            GATE: () => name === 'compute',
+            ALT: () => ({ kind: 'compute' as const, items: this.SUBRULE(this.compute) }),
+          },
+          {
+            GATE: () => name === 'orderby',
+            ALT: () => ({ kind: 'orderby' as const, items: this.SUBRULE(this.orderby) }),
+          },
+          {
+            GATE: () => name === 'top' || name === 'skip',
+            ALT: () => {
+              const value = this.SUBRULE(this.primaryExpr);
+              return this.ACTION(() => {
+                const literal = value.kind === 'literal' ? value.literal : undefined;
+                if (literal?.type !== 'Edm.Int32' || literal.value < 0) {
+                  this.fail('InvalidSyntax', value.span.start, `${name} takes a non-negative integer`);
+                }
+                return { kind: name as 'top' | 'skip', count: literal.value };
+              });
+            },
+          },
+          {
+            GATE: () => /^(top|bottom)(count|percent|sum)$/.test(name),
+            ALT: () => {
+              const n = this.SUBRULE2(this.commonExpr);
+              this.CONSUME3(T.Comma);
+              const value = this.SUBRULE3(this.commonExpr);
+              return { kind: name as 'topcount', n, value };
+            },
+          },
+          {
+            GATE: () => name === 'concat',
+            ALT: () => {
+              const sequences: ApplyTransformation[][] = [this.SUBRULE2(this.apply)];
+              this.AT_LEAST_ONE(() => {
+                this.CONSUME4(T.Comma);
+                sequences.push(this.SUBRULE3(this.apply));
+              });
+              return { kind: 'concat' as const, sequences };
+            },
+          },
+        ],
+      });
+      const close = this.CONSUME(T.RParen);
+      this.ACTION(() => {
+        this.leave();
+        end = tokenEnd(close);
+      });
+    });
+    return this.ACTION((): ApplyTransformation => {
+      if (body === undefined) {
+        end = tokenEnd(nameToken);
+        if (name !== 'identity') {
+          this.fail('InvalidSyntax', end, `Expected '(' after ${name}`, `${name} takes its parameters in parentheses`);
+        }
+        return { kind: 'identity', span: tokenSpan(nameToken) };
+      }
+      return { ...body, span: span(nameToken.startOffset, end) } as ApplyTransformation;
+    });
+  });
+
   // ── $select ───────────────────────────────────────────────────────────────
 
   /** ABNF `select`: `selectItem *( COMMA selectItem )`. */
@@ -1395,10 +1682,55 @@ function optionText(key: string): string {
   return `$${key.toLowerCase()}`;
 }
 
+/** The transformations of $apply this parser reads (Data Aggregation 4.0 CS03 §3). */
+const transformations: readonly string[] = [
+  'aggregate',
+  'groupby',
+  'filter',
+  'compute',
+  'orderby',
+  'top',
+  'skip',
+  'topcount',
+  'bottomcount',
+  'toppercent',
+  'bottompercent',
+  'topsum',
+  'bottomsum',
+  'concat',
+  'identity',
+];
+/** Transformations of the extension this service recognises but does not implement (501). */
+const unsupportedTransformations: readonly string[] = [
+  'search',
+  'expand',
+  'nest',
+  'join',
+  'outerjoin',
+  'ancestors',
+  'descendants',
+  'traverse',
+  'addnested',
+];
+
+/** What the parameters of a transformation look like, for errors in them. */
+const transformationExpectation: Readonly<Record<string, string>> = {
+  aggregate: 'an aggregate such as Amount with sum as Total, or $count as Count',
+  groupby: 'the grouping properties in parentheses, as in groupby((Status,VendorID),aggregate($count as Count))',
+  filter: 'a Boolean expression',
+  compute: 'an expression and an alias, as in Quantity mul Price as Total',
+  orderby: 'a property or expression to order by',
+  top: 'a non-negative integer',
+  skip: 'a non-negative integer',
+  concat: 'two or more transformation sequences separated by commas',
+};
+/** The transformation whose parameters are being parsed (for transformationExpectation). */
+let currentTransformation = '';
+
 /** The one parser instance, reset for every parse by assigning its input (Chevrotain performance guide). */
 const parser = new ODataParser();
 
-type EntryRule = 'commonExpr' | 'orderby' | 'select' | 'expand';
+type EntryRule = 'commonExpr' | 'orderby' | 'select' | 'expand' | 'apply' | 'compute';
 
 /** Lexes and parses `text` with `rule`; every failure becomes an `ODataError` with the option and position. */
 export function parseWith<R extends EntryRule>(
@@ -1443,7 +1775,11 @@ function emptyExpectation(rule: EntryRule): string {
       ? 'a property to order by'
       : rule === 'expand'
         ? "a navigation property name or '*'"
-        : "a property name or '*'";
+        : rule === 'apply'
+          ? 'a transformation such as groupby((Status),aggregate($count as Count))'
+          : rule === 'compute'
+            ? 'an expression and an alias: Price mul Quantity as Total'
+            : "a property name or '*'";
 }
 
 function describeChar(char: string): string {
@@ -1576,7 +1912,11 @@ function translateError(error: RecognitionError, text: string, target: string, t
           ? "expected ',' or the end of $select"
           : target === '$expand'
             ? "expected ',', '/', '(' or the end of $expand"
-            : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
+            : target === '$apply'
+              ? "expected '/' and the next transformation, or the end of $apply"
+              : target === '$compute'
+                ? "expected ',' or the end of $compute"
+                : `expected an operator such as eq, and, or, or the end of ${target}${guess === undefined ? '' : `; did you mean '${guess}'?`}`;
   }
   return fail(`Unexpected ${describeToken(token)}`, expected);
 }
@@ -1621,6 +1961,16 @@ export function parseSelect(text: string, options?: ParseOptions): SelectItem[] 
 /** Parses an `$expand` value: `*`, navigation paths with `/$ref` or `/$count` and nested options, comma-separated. */
 export function parseExpand(text: string, options?: ParseOptions): ExpandItem[] {
   return parseWith('expand', text, '$expand', options);
+}
+
+/** Parses an `$apply` value: transformations separated by `/` (Data Aggregation 4.0). */
+export function parseApply(text: string, options?: ParseOptions): ApplyTransformation[] {
+  return parseWith('apply', text, '$apply', options);
+}
+
+/** Parses a `$compute` value: `expr as Alias` items, comma-separated (4.01). */
+export function parseCompute(text: string, options?: ParseOptions): ComputeItem[] {
+  return parseWith('compute', text, '$compute', options);
 }
 
 /** The largest `$top` / `$skip` the parser accepts; a service sets its own smaller `$top` limit. */

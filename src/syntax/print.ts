@@ -1,6 +1,9 @@
 // Printing a syntax tree back to canonical OData text: lower-case operators, single spaces around
 // them, parentheses only where precedence needs them. `parseFilter(printFilter(e))` equals `e` up to spans.
 import type {
+  AggregateItem,
+  ApplyTransformation,
+  ComputeItem,
   ExpandItem,
   Expr,
   LiteralValue,
@@ -291,4 +294,51 @@ export function printExpand(items: readonly ExpandItem[]): string {
       return `${path}${star}${suffix}${options === '' ? '' : `(${options})`}`;
     })
     .join(',');
+}
+
+/** Canonical `$compute` text (and the items of `compute(...)`). */
+export function printCompute(items: readonly ComputeItem[]): string {
+  return items.map((item) => `${printFilter(item.expr)} as ${item.alias}`).join(',');
+}
+
+function printAggregateItem(item: AggregateItem): string {
+  return item.kind === 'count'
+    ? `$count as ${item.alias}`
+    : `${printFilter(item.expr)} with ${item.method} as ${item.alias}`;
+}
+
+/** Canonical `$apply` text. */
+export function printApply(steps: readonly ApplyTransformation[]): string {
+  return steps
+    .map((step) => {
+      switch (step.kind) {
+        case 'aggregate':
+          return `aggregate(${step.items.map(printAggregateItem).join(',')})`;
+        case 'groupby': {
+          const properties = `(${step.properties.map(printPath).join(',')})`;
+          return `groupby(${properties}${step.apply === undefined ? '' : `,${printApply(step.apply)}`})`;
+        }
+        case 'filter':
+          return `filter(${printFilter(step.predicate)})`;
+        case 'compute':
+          return `compute(${printCompute(step.items)})`;
+        case 'orderby':
+          return `orderby(${printOrderBy(step.items)})`;
+        case 'top':
+        case 'skip':
+          return `${step.kind}(${step.count})`;
+        case 'topcount':
+        case 'bottomcount':
+        case 'toppercent':
+        case 'bottompercent':
+        case 'topsum':
+        case 'bottomsum':
+          return `${step.kind}(${printFilter(step.n)},${printFilter(step.value)})`;
+        case 'concat':
+          return `concat(${step.sequences.map(printApply).join(',')})`;
+        case 'identity':
+          return 'identity';
+      }
+    })
+    .join('/');
 }

@@ -271,13 +271,13 @@ export const expr: fc.Arbitrary<Expr> = fc.letrec<{ expr: Expr; path: Expr; prim
   };
 }).expr;
 
-/** The tree without spans, for comparing up to spans. */
+/** The tree without spans (`span`, and the `aliasSpan`s of $apply), for comparing up to spans. */
 export function withoutSpans(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSpans);
   if (value instanceof Uint8Array || value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => key !== 'span')
+      .filter(([key]) => key !== 'span' && !key.endsWith('Span'))
       .map(([key, inner]) => [key, withoutSpans(inner)]),
   );
 }
