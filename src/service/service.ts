@@ -44,6 +44,7 @@ import {
   type ResolvedBatchRequest,
 } from './batch.js';
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
+import { applyPreparedCount, applyPreparedRead } from './apply-read.js';
 import { etagMatches, etagOf } from './etag.js';
 import { afterLevels, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
@@ -872,7 +873,7 @@ export class ODataService<Context = undefined> implements HttpService {
         : await this.expansions(c, raw.slice(0, Math.min(raw.length, plan.pageTop)) as Row[], plan.expand);
     // full metadata: each entity's control information, from its key (read beside the selection), then its members
     const write =
-      expanded !== undefined || full
+      (expanded !== undefined || full) && plan.transient !== true
         ? (row: unknown): string =>
             this.entityBody(c, format, set, row as Row, plan.select, contextPath, expanded ?? [])
         : format.metadata === 'none'
@@ -1006,6 +1007,34 @@ export class ODataService<Context = undefined> implements HttpService {
     const top = bound.top;
     const pageTop = top === undefined || top > pageSize ? pageSize : top;
     const page: BoundQuery = { ...bound, top: pageTop === top ? pageTop : pageTop + 1 };
+    if (bound.apply !== undefined) {
+      // transient instances: no id, no ETag, pages continued by $skip; the context URL names what they hold
+      const read = applyPreparedRead(
+        c.store,
+        set,
+        page,
+        parent,
+        this.limits.maxApplyRows ?? defaultLimits.maxApplyRows,
+      );
+      const write = read.writer({ ieee754Compatible: false });
+      const writeCompatible = read.writer({ ieee754Compatible: true });
+      const reshaped = bound.apply.output !== bound.apply.input;
+      return {
+        read,
+        select: bound.select,
+        top,
+        skip: bound.skip ?? 0,
+        pageTop,
+        selected: reshaped
+          ? `(${bound.select.map((p) => p.name).join(',')})`
+          : selectSuffix(options.select !== undefined, bound),
+        transient: true,
+        write,
+        writeCompatible,
+        writeNone: write,
+        writeNoneCompatible: writeCompatible,
+      };
+    }
     const order = keysetOrder(bound);
     const expand = bound.expand;
     const type = set.entityType;
@@ -1108,6 +1137,10 @@ export class ODataService<Context = undefined> implements HttpService {
     const { store } = c;
     return this.plan(this.counts, c, this.where(c, set, parent), store.prepareCount !== undefined, (options) => {
       const bound = validateQuery(options, set.entityType, this.limits);
+      if (bound.apply !== undefined)
+        return {
+          read: applyPreparedCount(store, set, bound, parent, this.limits.maxApplyRows ?? defaultLimits.maxApplyRows),
+        };
       const read: PreparedCount = store.prepareCount?.(set, bound, parent) ?? {
         run: (options) => store.count(set, bound, { ...options, ...(parent === undefined ? {} : { parent }) }),
       };
@@ -1710,6 +1743,8 @@ interface ReadPlan {
   /** The same without control information (odata.metadata=none: no @odata.etag). */
   readonly writeNone: (row: unknown) => string;
   readonly writeNoneCompatible: (row: unknown) => string;
+  /** The instances are made by `$apply`: no entity ids, read or edit links, or ETags. */
+  readonly transient?: true;
 }
 
 /** A request of a change set: the transaction's store, and where the request goes (or why it cannot). */

@@ -3,8 +3,9 @@
 // `@alias` values parsed and attached to the alias nodes that use them.
 import { atPosition, collectProblem, combineErrors, errorAt, ODataError } from '../errors.js';
 import { suggest } from '../values/suggest.js';
-import type { ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
+import type { ApplyTransformation, ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
 import {
+  parseApply,
   parseCount,
   parseExpand,
   parseFilter,
@@ -25,6 +26,8 @@ export interface QueryOptions {
   readonly top?: number;
   readonly skip?: number;
   readonly count?: boolean;
+  /** `$apply`: the transformations, in order (Data Aggregation 4.0). */
+  readonly apply?: readonly ApplyTransformation[];
   /** `$format`, as given (the server decides what it accepts). */
   readonly format?: string;
   /** `$skiptoken`, opaque. */
@@ -45,13 +48,13 @@ const supportedOptions = [
   '$top',
   '$skip',
   '$count',
+  '$apply',
   '$format',
   '$skiptoken',
 ] as const;
 /** System query options of OData 4.01 that this engine recognizes but does not implement (501). */
 const unsupportedOptions = [
   '$search',
-  '$apply',
   '$compute',
   '$index',
   '$levels',
@@ -243,6 +246,11 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       case '$count': {
         const count = attempt(() => parseCount(text));
         if (count !== undefined) result.count = count;
+        break;
+      }
+      case '$apply': {
+        const apply = attempt(() => parseApply(text, exprOptions));
+        if (apply !== undefined) result.apply = apply;
         break;
       }
       case '$format':

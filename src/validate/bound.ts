@@ -4,6 +4,7 @@
 import type { EdmPrimitiveType } from '../values/edm.js';
 import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
 import type {
+  AggregationMethod,
   ArithmeticOperator,
   CanonicalFunctionName,
   ComparisonOperator,
@@ -207,7 +208,66 @@ export interface BoundQuery {
    * query itself; the service reads each expansion with its store, one statement per expanded navigation.
    */
   readonly expand?: readonly BoundExpand[];
+  /**
+   * `$apply`: the transformations that make the instances the rest of the query reads. `entityType` is then the type
+   * of those instances (`apply.output`), and the filter, order, selection and paging apply to them; the rows are read
+   * from the collection of `apply.input`.
+   */
+  readonly apply?: BoundApply;
 }
+
+/** `$apply` bound (Data Aggregation 4.0): its transformations, each bound to the type the one before it gives. */
+export interface BoundApply {
+  /** The entity type of the collection the transformations start from. */
+  readonly input: EntityType;
+  readonly steps: readonly BoundApplyStep[];
+  /** The type of the instances the last transformation gives. */
+  readonly output: EntityType;
+}
+
+/** One aggregate of `aggregate(...)`: `expr with method as property`, or `$count as property`. */
+export interface BoundAggregate {
+  readonly method: AggregationMethod | '$count';
+  /** What is aggregated (absent for `$count`); nulls are left out of every method. */
+  readonly expr?: BoundExpr;
+  /** The alias, with the type of the result. */
+  readonly property: Property;
+  readonly aliasSpan: Span;
+}
+
+/** A transformation of `$apply`, bound. Those that make instances of a new type give it as `output`. */
+export type BoundApplyStep =
+  | { readonly kind: 'filter'; readonly predicate: BoundExpr }
+  | { readonly kind: 'orderby'; readonly orderBy: readonly BoundOrderBy[] }
+  | { readonly kind: 'top' | 'skip'; readonly count: number }
+  | {
+      readonly kind: 'topcount' | 'bottomcount' | 'toppercent' | 'bottompercent' | 'topsum' | 'bottomsum';
+      readonly n: number;
+      readonly value: BoundExpr;
+    }
+  | {
+      readonly kind: 'compute';
+      readonly computed: readonly { readonly property: Property; readonly expr: BoundExpr }[];
+      readonly output: EntityType;
+    }
+  /** One instance of the aggregates over all the instances given, even none. */
+  | { readonly kind: 'aggregate'; readonly aggregates: readonly BoundAggregate[]; readonly output: EntityType }
+  /**
+   * The instances split by the values of `keys`; `steps` (ending with an aggregate, or none: the distinct values) made
+   * of each group's instances, with the group's values beside.
+   */
+  | {
+      readonly kind: 'groupby';
+      readonly keys: readonly Property[];
+      readonly steps: readonly BoundApplyStep[];
+      readonly output: EntityType;
+    }
+  /** The instances each sequence gives of the same input, one sequence after the other. */
+  | {
+      readonly kind: 'concat';
+      readonly sequences: readonly (readonly BoundApplyStep[])[];
+      readonly output: EntityType;
+    };
 
 /** One expanded navigation (`$expand=Lines($filter=...;$top=5)`): the related entities of each entity read. */
 export interface BoundExpand {

@@ -1,0 +1,381 @@
+// Binding `$apply` (OData Data Aggregation 4.0 CS03): each transformation is bound to the type of the instances the one
+// before it gives, starting with the entity type. Transformations that reshape the instances (aggregate, groupby,
+// compute, concat) give a new type of their own, made here: their dynamic properties (aliases, grouping properties)
+// as ordinary Property objects, so that the transformations after them and `$filter`, `$orderby`, `$select`, `$top`,
+// `$skip` and `$count` bind to them as to any entity type.
+import type { AggregateItem, AggregationMethod, ApplyTransformation, ComputeItem, Span } from '../syntax/ast.js';
+import type { EntityType, Property } from '../model/schema.js';
+import { isNumeric, isOrdered, widerNumeric, type EdmPrimitiveType } from '../values/edm.js';
+import { atPosition, ODataError } from '../errors.js';
+import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr } from './bound.js';
+import { Binder, type DefaultLimits } from './bind.js';
+
+/** Binds `$apply` to the entity type it reads; throws the first problem as an ODataError (400, or 501). */
+export function bindApply(
+  steps: readonly ApplyTransformation[],
+  entityType: EntityType,
+  limits: DefaultLimits,
+  text: string | undefined,
+): BoundApply {
+  const binder = new ApplyBinder(limits, text);
+  const { steps: bound, output } = binder.sequence(steps, entityType);
+  return { input: entityType, steps: bound, output };
+}
+
+class ApplyBinder {
+  constructor(
+    private readonly limits: DefaultLimits,
+    private readonly text: string | undefined,
+  ) {}
+
+  fail(code: 'InvalidSyntax' | 'NotImplemented' | 'TypeMismatch', span: Span, what: string, hint?: string): never {
+    throw new ODataError(code, atPosition(what, span.start, '$apply', hint), {
+      target: '$apply',
+      position: span.start,
+    });
+  }
+
+  /** A sequence of transformations, each bound to the output type of the one before. */
+  sequence(steps: readonly ApplyTransformation[], input: EntityType): { steps: BoundApplyStep[]; output: EntityType } {
+    let type = input;
+    const bound: BoundApplyStep[] = [];
+    for (const step of steps) {
+      const next = this.step(step, type);
+      if (next === undefined) continue;
+      bound.push(next);
+      if ('output' in next) type = next.output;
+    }
+    return { steps: bound, output: type };
+  }
+
+  private binder(type: EntityType): Binder {
+    return new Binder(type, this.limits, '$apply', this.text);
+  }
+
+  /** An expression bound to `type`, refused where it reads through a navigation (not evaluated in $apply yet). */
+  private expression(type: EntityType, expr: Parameters<Binder['bind']>[0]): BoundExpr {
+    const bound = this.binder(type).bind(expr);
+    if (readsNavigation(bound)) {
+      this.fail(
+        'NotImplemented',
+        expr.span,
+        'Navigation paths, any, all and $count inside $apply are not supported yet',
+      );
+    }
+    return bound;
+  }
+
+  private step(step: ApplyTransformation, type: EntityType): BoundApplyStep | undefined {
+    switch (step.kind) {
+      case 'identity':
+        return undefined;
+      case 'filter': {
+        const predicate = this.expression(type, step.predicate);
+        if (predicate.type !== 'Edm.Boolean' && predicate.type !== 'null') {
+          this.fail('TypeMismatch', step.predicate.span, `filter takes a Boolean expression, found ${predicate.type}`);
+        }
+        return { kind: 'filter', predicate };
+      }
+      case 'orderby': {
+        const order = this.binder(type).orderBy(step.items);
+        for (const item of order) {
+          if (readsNavigation(item.expr)) {
+            this.fail('NotImplemented', step.span, 'Navigation paths inside $apply are not supported yet');
+          }
+        }
+        return { kind: 'orderby', orderBy: order };
+      }
+      case 'top':
+      case 'skip':
+        return { kind: step.kind, count: step.count };
+      case 'topcount':
+      case 'bottomcount':
+      case 'toppercent':
+      case 'bottompercent':
+      case 'topsum':
+      case 'bottomsum': {
+        const n = this.expression(type, step.n);
+        if (n.kind !== 'literal' || n.value.type === 'null' || !isNumeric(n.value.type as EdmPrimitiveType)) {
+          this.fail('NotImplemented', step.n.span, `${step.kind} takes a number literal as its first parameter here`);
+        }
+        const count = step.kind.endsWith('count');
+        const number = Number(n.value.value as number | bigint | string);
+        if (count ? !Number.isInteger(number) || number < 0 : !(number >= 0)) {
+          this.fail(
+            'InvalidSyntax',
+            step.n.span,
+            `${step.kind} takes ${count ? 'a non-negative integer' : 'a non-negative number'}`,
+          );
+        }
+        if (step.kind.endsWith('percent') && number > 100) {
+          this.fail('InvalidSyntax', step.n.span, `${step.kind} takes a percentage of at most 100`);
+        }
+        const value = this.expression(type, step.value);
+        if (value.type === 'null' || !isNumeric(value.type)) {
+          this.fail('TypeMismatch', step.value.span, `${step.kind} ranks by a number, found ${value.type}`);
+        }
+        return { kind: step.kind, n: number, value };
+      }
+      case 'compute':
+        return this.compute(step.items, type);
+      case 'aggregate': {
+        const aggregates = this.aggregates(step.items, type, []);
+        return {
+          kind: 'aggregate',
+          aggregates,
+          output: this.shape(
+            aggregates.map((a) => a.property),
+            [],
+          ),
+        };
+      }
+      case 'groupby':
+        return this.groupby(step, type);
+      case 'concat': {
+        const sequences = step.sequences.map((sequence) => this.sequence(sequence, type));
+        // the output holds the instances of every sequence: a property any of them has, null where one lacks it
+        const properties = new Map<string, Property>();
+        for (const { output } of sequences) {
+          for (const property of output.properties.values()) {
+            const seen = properties.get(property.name);
+            if (seen === undefined) properties.set(property.name, { ...property, isKey: false });
+            else if (seen.type !== property.type && isNumeric(seen.type) && isNumeric(property.type)) {
+              // (one sequence's Int32 beside another's Int64 sum: the wider type holds both)
+              properties.set(property.name, { ...seen, type: widerNumeric(seen.type, property.type), nullable: true });
+            } else if (seen.type !== property.type) {
+              this.fail(
+                'TypeMismatch',
+                step.span,
+                `The sequences of concat give ${property.name} as ${seen.type} and as ${property.type}`,
+                'give each alias one type',
+              );
+            } else if (property.nullable && !seen.nullable) properties.set(property.name, { ...seen, nullable: true });
+          }
+        }
+        const all = [...properties.values()].map((p) =>
+          sequences.every(({ output }) => output.properties.has(p.name)) ? p : { ...p, nullable: true },
+        );
+        return {
+          kind: 'concat',
+          sequences: sequences.map((s) => s.steps),
+          output: this.shape(all, []),
+        };
+      }
+    }
+  }
+
+  private compute(items: readonly ComputeItem[], type: EntityType): BoundApplyStep {
+    const computed: { property: Property; expr: BoundExpr }[] = [];
+    const names = new Set(type.properties.keys());
+    for (const item of items) {
+      if (names.has(item.alias)) {
+        this.fail(
+          'InvalidSyntax',
+          item.aliasSpan,
+          `The alias ${item.alias} is already a property here`,
+          'choose another alias',
+        );
+      }
+      names.add(item.alias);
+      const expr = this.expression(type, item.expr);
+      if (expr.type === 'null') {
+        this.fail(
+          'TypeMismatch',
+          item.expr.span,
+          `The value of ${item.alias} is the untyped null`,
+          'cast it: cast(null,Edm.String)',
+        );
+      }
+      computed.push({ property: dynamicProperty(item.alias, expr.type, expr.nullable), expr });
+    }
+    return {
+      kind: 'compute',
+      computed,
+      // the instances keep what they were (entities stay entities, with their key) and gain the aliases
+      output: this.shape([...type.properties.values(), ...computed.map((c) => c.property)], type.key),
+    };
+  }
+
+  private groupby(step: Extract<ApplyTransformation, { kind: 'groupby' }>, type: EntityType): BoundApplyStep {
+    const keys: Property[] = [];
+    for (const path of step.properties) {
+      if (path.segments.length !== 1) {
+        this.fail('NotImplemented', path.span, 'Grouping by a navigation path is not supported yet');
+      }
+      const bound = this.binder(type).bind(path);
+      if (bound.kind !== 'property' || bound.source.kind !== 'root') {
+        this.fail('InvalidSyntax', path.span, 'groupby takes properties of the instances it groups');
+      }
+      if (keys.includes(bound.property)) {
+        this.fail('InvalidSyntax', path.span, `${bound.property.name} is grouped by twice`);
+      }
+      keys.push(bound.property);
+    }
+    const grouped = keys.map((p) => ({ ...p, isKey: false }));
+    if (step.apply === undefined) {
+      return { kind: 'groupby', keys, steps: [], output: this.shape(grouped, grouped) };
+    }
+    const nested = this.sequence(step.apply, type);
+    const last = nested.steps[nested.steps.length - 1];
+    if (last?.kind !== 'aggregate') {
+      this.fail(
+        'NotImplemented',
+        step.apply[step.apply.length - 1]?.span ?? step.span,
+        'The transformations of a groupby must end with aggregate here',
+      );
+    }
+    for (const aggregate of last.aggregates) {
+      const clash = keys.find((k) => k.name === aggregate.property.name);
+      if (clash !== undefined) {
+        this.fail(
+          'InvalidSyntax',
+          aggregate.aliasSpan,
+          `The alias ${clash.name} is also a grouping property`,
+          'choose another alias',
+        );
+      }
+    }
+    return {
+      kind: 'groupby',
+      keys,
+      steps: nested.steps,
+      output: this.shape([...grouped, ...last.output.properties.values()], grouped),
+    };
+  }
+
+  private aggregates(items: readonly AggregateItem[], type: EntityType, taken: readonly string[]): BoundAggregate[] {
+    const names = new Set(taken);
+    return items.map((item): BoundAggregate => {
+      if (names.has(item.alias)) {
+        this.fail(
+          'InvalidSyntax',
+          item.aliasSpan,
+          `The alias ${item.alias} is given twice`,
+          'give each aggregate its own alias',
+        );
+      }
+      names.add(item.alias);
+      if (item.kind === 'count') {
+        return {
+          method: '$count',
+          property: dynamicProperty(item.alias, 'Edm.Decimal', false, 0),
+          aliasSpan: item.aliasSpan,
+        };
+      }
+      const expr = this.expression(type, item.expr);
+      const result = aggregateType(item.method, expr.type);
+      if (result === undefined) {
+        this.fail(
+          'TypeMismatch',
+          item.methodSpan,
+          `${item.method} cannot aggregate ${expr.type === 'null' ? 'null' : `an ${expr.type} value`}`,
+          item.method === 'sum' || item.method === 'average'
+            ? 'sum and average take numbers'
+            : item.method === 'countdistinct'
+              ? undefined
+              : 'min and max take values with an order',
+        );
+      }
+      const source = expr.kind === 'property' ? expr.property : undefined;
+      return {
+        method: item.method,
+        expr,
+        property: dynamicProperty(
+          item.alias,
+          result.type,
+          item.method !== 'countdistinct',
+          result.scale,
+          // min and max keep the facets of the property they read
+          (item.method === 'min' || item.method === 'max') && source !== undefined ? source : undefined,
+        ),
+        aliasSpan: item.aliasSpan,
+      };
+    });
+  }
+
+  /** A type of instances made by a transformation: its properties, and those that tell its instances apart. */
+  private shape(properties: readonly Property[], key: readonly Property[]): EntityType {
+    const byName = new Map(properties.map((p) => [p.name, p]));
+    return {
+      // (the name errors give it: `Unknown property 'Qty' on the result of $apply`)
+      name: 'the result of $apply',
+      key: key.map((k) => byName.get(k.name)!),
+      properties: byName,
+      navigation: new Map(),
+      defaultOrder: [],
+      rules: [],
+      concurrency: [],
+    };
+  }
+}
+
+/** The type of an aggregate's result (Data Aggregation 4.0 §3.2.1.3), or undefined where the method cannot take it. */
+function aggregateType(
+  method: AggregationMethod,
+  type: EdmPrimitiveType | 'null',
+): { type: EdmPrimitiveType; scale?: number } | undefined {
+  if (type === 'null') return undefined;
+  switch (method) {
+    case 'sum':
+      // a type that holds any sum: Int64 for Int32 (2^31 rows could not overflow it), Decimal for Int64
+      if (type === 'Edm.Int32') return { type: 'Edm.Int64' };
+      if (type === 'Edm.Int64') return { type: 'Edm.Decimal', scale: 0 };
+      if (type === 'Edm.Decimal' || type === 'Edm.Double') return { type };
+      return undefined;
+    case 'average':
+      if (type === 'Edm.Double') return { type };
+      return isNumeric(type) ? { type: 'Edm.Decimal' } : undefined;
+    case 'min':
+    case 'max':
+      return isOrdered(type) ? { type } : undefined;
+    case 'countdistinct':
+      return { type: 'Edm.Decimal', scale: 0 };
+  }
+}
+
+function dynamicProperty(
+  name: string,
+  type: EdmPrimitiveType,
+  nullable: boolean,
+  scale?: number,
+  like?: Property,
+): Property {
+  return {
+    name,
+    type,
+    nullable,
+    isKey: false,
+    ...(like?.maxLength === undefined ? {} : { maxLength: like.maxLength }),
+    ...(like?.precision === undefined ? {} : { precision: like.precision }),
+    ...(scale !== undefined ? { scale } : like?.scale === undefined ? {} : { scale: like.scale }),
+  };
+}
+
+/** Whether an expression reads anything through a navigation (lambdas, counts, single-valued paths). */
+function readsNavigation(expr: BoundExpr): boolean {
+  switch (expr.kind) {
+    case 'lambda':
+    case 'count':
+      return true;
+    case 'property':
+      return expr.source.kind !== 'root';
+    case 'literal':
+      return false;
+    case 'convert':
+    case 'negate':
+    case 'not':
+    case 'cast':
+    case 'isof':
+      return readsNavigation(expr.operand);
+    case 'comparison':
+    case 'logical':
+    case 'arithmetic':
+      return readsNavigation(expr.left) || readsNavigation(expr.right);
+    case 'in':
+      return readsNavigation(expr.left) || expr.items.some(readsNavigation);
+    case 'call':
+      return expr.args.some(readsNavigation);
+    case 'case':
+      return expr.branches.some((b) => readsNavigation(b.condition) || readsNavigation(b.result));
+  }
+}

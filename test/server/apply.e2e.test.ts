@@ -1,0 +1,156 @@
+// $apply on the reference server, end to end on every storage: a planner's questions (open work orders per craft, hours
+// per asset, lines still to receive per order) answered by groupby and aggregate, each checked against the same
+// answer worked out here from the plain rows (read page by page, summed exactly as scaled integers); the options after
+// $apply, paging by next link, /$count, and the errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, storages, type RunningServer } from './harness.js';
+
+const kinds = await storages({ mysql: true });
+
+type Json = Record<string, unknown> & { value?: Record<string, unknown>[] };
+const q = encodeURIComponent;
+
+/** A decimal's text (at most `scale` places) as an integer of 10^-scale units. */
+function scaled(value: unknown, scale: number): bigint {
+  if (value === null || value === undefined) return 0n;
+  const [whole, fraction = ''] = String(value).split('.');
+  const negative = whole!.startsWith('-');
+  const units = BigInt(whole!.replace('-', '') + fraction.padEnd(scale, '0'));
+  return negative ? -units : units;
+}
+
+describe.each(kinds)('$apply on the reference server on %s', (storage) => {
+  let s: RunningServer;
+  beforeAll(async () => {
+    s = await startServer(storage, { pageSize: 25 });
+  }, 60_000);
+  afterAll(async () => s?.close());
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${s.root}${path}`, { headers: { API_KEY: s.key, ...headers } });
+  const json = async (path: string, headers: Record<string, string> = {}): Promise<Json> => {
+    const response = await get(path, headers);
+    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+    return (await response.json()) as Json;
+  };
+  /** Every row of a read, following its next links. */
+  const all = async (path: string): Promise<Record<string, unknown>[]> => {
+    const rows: Record<string, unknown>[] = [];
+    let body = await json(path);
+    rows.push(...body.value!);
+    while (typeof body['@odata.nextLink'] === 'string') {
+      const next = await fetch(body['@odata.nextLink'], { headers: { API_KEY: s.key } });
+      expect(next.status).toBe(200);
+      body = (await next.json()) as Json;
+      rows.push(...body.value!);
+    }
+    return rows;
+  };
+
+  it('counts the open work orders per craft', async () => {
+    const open = "Status ne 'CLOSED' and Status ne 'CAN' and Status ne 'COMP'";
+    const answer = await all(`/WorkOrders?$apply=${q(`filter(${open})/groupby((Craft),aggregate($count as Open))`)}`);
+    const expected = new Map<unknown, number>();
+    for (const wo of await all(`/WorkOrders?$select=Craft,Status`)) {
+      if (['CLOSED', 'CAN', 'COMP'].includes(String(wo['Status']))) continue;
+      expected.set(wo['Craft'], (expected.get(wo['Craft']) ?? 0) + 1);
+    }
+    expect(answer.length).toBe(expected.size);
+    expect(answer.length).toBeGreaterThan(1);
+    for (const group of answer) {
+      expect(Object.keys(group).sort()).toEqual(['Craft', 'Open']);
+      expect(group['Open']).toBe(expected.get(group['Craft']));
+    }
+  });
+
+  it('sums the actual hours per asset exactly, and orders and filters the sums', async () => {
+    const expected = new Map<unknown, bigint>();
+    for (const wo of await all(`/WorkOrders?$select=AssetID,ActualHours`)) {
+      if (wo['ActualHours'] === null) continue;
+      expected.set(wo['AssetID'], (expected.get(wo['AssetID']) ?? 0n) + scaled(wo['ActualHours'], 2));
+    }
+    const apply = q('groupby((AssetID),aggregate(ActualHours with sum as Hours,ActualHours with max as Longest))');
+    const answer = await all(`/WorkOrders?$apply=${apply}`);
+    expect(answer.length).toBeGreaterThan(1);
+    for (const group of answer) {
+      const sum = expected.get(group['AssetID']);
+      if (sum === undefined) expect(group['Hours']).toBeNull();
+      else expect(scaled(group['Hours'], 2)).toBe(sum);
+    }
+    // the options after $apply read its aliases: the largest sums first, only those over 10 hours, counted
+    const top = await json(
+      `/WorkOrders?$apply=${apply}&$filter=${q('Hours gt 10')}&$orderby=${q('Hours desc')}&$count=true&$top=3`,
+    );
+    const over = [...expected.values()].filter((sum) => sum > 1000n).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+    expect(top['@odata.count']).toBe(over.length);
+    expect(top.value!.map((g) => scaled(g['Hours'], 2))).toEqual(over.slice(0, 3));
+    expect(top['@odata.context']).toBe(`${s.root}/$metadata#WorkOrders(AssetID,Hours,Longest)`);
+    // IEEE754Compatible: the Decimal sums and the count as strings
+    const compatible = await json(`/WorkOrders?$apply=${apply}&$top=1&$count=true`, {
+      accept: 'application/json;IEEE754Compatible=true',
+    });
+    expect(typeof compatible['@odata.count']).toBe('string');
+    const [first] = compatible.value!;
+    if (first!['Hours'] !== null) expect(typeof first!['Hours']).toBe('string');
+  });
+
+  it('finds the lines still to receive per order, and pages the groups by next link', async () => {
+    const apply = q(
+      'filter(QuantityReceived lt QuantityOrdered)/compute(QuantityOrdered sub QuantityReceived as Open)/groupby((PONumber),aggregate($count as Lines,Open with sum as ToReceive))',
+    );
+    const expected = new Map<unknown, { lines: number; open: bigint }>();
+    for (const line of await all(`/POLineItems?$select=PONumber,QuantityOrdered,QuantityReceived`)) {
+      const open = scaled(line['QuantityOrdered'], 4) - scaled(line['QuantityReceived'], 4);
+      if (open <= 0n) continue;
+      const seen = expected.get(line['PONumber']) ?? { lines: 0, open: 0n };
+      expected.set(line['PONumber'], { lines: seen.lines + 1, open: seen.open + open });
+    }
+    const first = await json(`/POLineItems?$apply=${apply}&$count=true`);
+    expect(first['@odata.count']).toBe(expected.size);
+    const answer = await all(`/POLineItems?$apply=${apply}`);
+    expect(answer.length).toBe(expected.size);
+    if (expected.size > 25) expect(typeof first['@odata.nextLink']).toBe('string');
+    // groups come in the order of their grouping properties, each once across the pages
+    const numbers = answer.map((g) => String(g['PONumber']));
+    expect(numbers).toEqual([...numbers].sort());
+    for (const group of answer) {
+      const e = expected.get(group['PONumber'])!;
+      expect(group['Lines']).toBe(e.lines);
+      expect(scaled(group['ToReceive'], 4)).toBe(e.open);
+    }
+    // /$count counts the instances $apply gives
+    const count = await get(`/POLineItems/$count?$apply=${apply}`);
+    expect(await count.text()).toBe(String(expected.size));
+  });
+
+  it('aggregates everything to one instance, even when nothing matches', async () => {
+    const none = await json(
+      `/PurchaseOrders?$apply=${q("filter(VendorID eq 'no such vendor')/aggregate($count as Orders,FreightAmount with sum as Freight)")}`,
+    );
+    expect(none.value).toEqual([{ Orders: 0, Freight: null }]);
+    expect(none['@odata.context']).toBe(`${s.root}/$metadata#PurchaseOrders(Orders,Freight)`);
+    const everything = await json(`/PurchaseOrders?$apply=${q('aggregate($count as Orders)')}`);
+    const plain = await get('/PurchaseOrders/$count');
+    expect(everything.value).toEqual([{ Orders: Number(await plain.text()) }]);
+  });
+
+  it('refuses mistakes with the position in $apply, and what it does not support with 501', async () => {
+    const error = async (apply: string, status: number): Promise<Record<string, unknown>> => {
+      const response = await get(`/WorkOrders?$apply=${q(apply)}`);
+      expect(response.status, apply).toBe(status);
+      return ((await response.json()) as { error: Record<string, unknown> }).error;
+    };
+    expect(await error('groupby((Craft),aggregate(ActualHours with summ as H))', 400)).toMatchObject({
+      target: '$apply',
+      message: expect.stringContaining("Unknown aggregation method 'summ' at position 43"),
+    });
+    expect(await error('groupby((NoSuch))', 400)).toMatchObject({ target: '$apply' });
+    expect(await error('aggregate(Description with sum as S)', 400)).toMatchObject({
+      message: expect.stringContaining('sum cannot aggregate an Edm.String value'),
+    });
+    expect(await error('search(pump)', 501)).toMatchObject({ target: '$apply' });
+    expect(await error('groupby((WorkOrderID),aggregate(ActualLabor/Hours with sum as H))', 400)).toMatchObject({
+      target: '$apply',
+    });
+  });
+});
