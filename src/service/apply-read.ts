@@ -4,72 +4,43 @@
 // instances) runs over what they give. Every store gets `$apply` this way, with the memory backend's exact semantics;
 // `maxApplyRows` bounds the rows one request may bring into memory.
 import { ODataError } from '../errors.js';
-import { readableProperties, type Row } from '../model/schema.js';
+import type { Row } from '../model/schema.js';
 import { runApply } from '../backends/memory/apply.js';
 import { compileQuery } from '../backends/memory/compile.js';
-import type { BoundApply, BoundExpr, BoundOrderBy, BoundQuery } from '../validate/bound.js';
+import { andOf, validateQuery } from '../validate/bind.js';
+import type { BoundApply, BoundExpr, BoundQuery } from '../validate/bound.js';
 import type { PreparedCount, PreparedRead, Store, StoreCollection } from './store.js';
 import { entityMembers } from './json.js';
 
 /** The read of the input rows, and the transformations left for memory. */
 function inputOf(apply: BoundApply, maxRows: number): { query: BoundQuery; rest: BoundApply } {
-  const { input } = apply;
-  let filter: BoundExpr | undefined;
   let first = 0;
+  let filter: BoundExpr | undefined;
   for (; first < apply.steps.length; first++) {
     const step = apply.steps[first]!;
     if (step.kind !== 'filter') break;
-    filter =
-      filter === undefined
-        ? step.predicate
-        : {
-            kind: 'logical',
-            type: 'Edm.Boolean',
-            nullable: false,
-            operator: 'and',
-            left: filter,
-            right: step.predicate,
-            span: step.predicate.span,
-          };
+    filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
   }
-  // in key order, so that the transformations see the same rows in the same order on every store
-  const orderBy = input.key.map((property): BoundOrderBy => ({
-    expr: {
-      kind: 'property',
-      type: property.type,
-      nullable: false,
-      property,
-      source: { kind: 'root' },
-      span: { start: 0, end: 0 },
-    },
-    direction: 'asc',
-    tieBreak: true,
-  }));
+  // every readable property, in the type's default order (the key last): the transformations see the same rows in the
+  // same order on every store
+  const all = validateQuery({ aliases: new Map(), custom: new Map(), text: {} }, apply.input);
   return {
-    query: {
-      entityType: input,
-      ...(filter === undefined ? {} : { filter }),
-      orderBy,
-      select: readableProperties(input),
-      count: false,
-      // one row more than allowed: to know there are more
-      top: maxRows + 1,
-    },
+    // one row more than allowed: to know there are more
+    query: { ...all, ...(filter === undefined ? {} : { filter }), top: maxRows + 1 },
     rest: { ...apply, steps: apply.steps.slice(first) },
   };
 }
 
-/** The instances a query's `$apply` gives, read from `store`. */
+/** The instances `$apply` gives: the store's rows for `input`, transformed in memory by what is left. */
 async function applied(
   store: Store,
   set: StoreCollection,
-  apply: BoundApply,
+  input: { readonly query: BoundQuery; readonly rest: BoundApply },
   parent: Row | undefined,
   maxRows: number,
   options: Parameters<PreparedRead['run']>[0],
 ): Promise<readonly Row[]> {
-  const { query, rest } = inputOf(apply, maxRows);
-  const { rows } = await store.read(set, query, { ...options, ...(parent === undefined ? {} : { parent }) });
+  const { rows } = await store.read(set, input.query, { ...options, ...(parent === undefined ? {} : { parent }) });
   if (rows.length > maxRows) {
     throw new ODataError(
       'LimitExceeded',
@@ -77,7 +48,7 @@ async function applied(
       { target: '$apply' },
     );
   }
-  return runApply(rows, rest);
+  return runApply(rows, input.rest);
 }
 
 /** A read of a query with `$apply` (the rows the aggregated instances, in row form). */
@@ -88,11 +59,11 @@ export function applyPreparedRead(
   parent: Row | undefined,
   maxRows: number,
 ): PreparedRead {
-  const apply = query.apply!;
+  const input = inputOf(query.apply!, maxRows);
   const compiled = compileQuery(query);
   return {
     run: async (options) => {
-      const made = await applied(store, set, apply, parent, maxRows, options);
+      const made = await applied(store, set, input, parent, maxRows, options);
       const { value, count } = compiled.run(made);
       return { rows: value, ...(count === undefined ? {} : { count }) };
     },
@@ -108,11 +79,11 @@ export function applyPreparedCount(
   parent: Row | undefined,
   maxRows: number,
 ): PreparedCount {
-  const apply = query.apply!;
+  const input = inputOf(query.apply!, maxRows);
   const compiled = compileQuery(query);
   return {
     run: async (options) => {
-      const made = await applied(store, set, apply, parent, maxRows, options);
+      const made = await applied(store, set, input, parent, maxRows, options);
       let count = 0;
       for (const row of made) if (compiled.matches(row)) count++;
       return count;

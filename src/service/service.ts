@@ -22,7 +22,7 @@ import { parseQuery, type QueryOptions } from '../syntax/query-string.js';
 import { Lifting } from '../syntax/lifted.js';
 import { liftLiterals, queryShape } from '../syntax/shape.js';
 import type { LiteralValue } from '../syntax/ast.js';
-import { defaultLimits, validateQuery, type QueryLimits } from '../validate/bind.js';
+import { andOf, defaultLimits, validateQuery, type QueryLimits } from '../validate/bind.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
 import { suggest } from '../values/suggest.js';
 import type { BoundExpand, BoundExpr, BoundQuery } from '../validate/bound.js';
@@ -1107,7 +1107,7 @@ export class ODataService<Context = undefined> implements HttpService {
         ...rest,
         count: false,
         ...(top === Infinity ? {} : { top }),
-        filter: page.filter === undefined ? condition : and(page.filter, condition),
+        filter: page.filter === undefined ? condition : andOf(page.filter, condition),
       };
     };
     return {
@@ -1943,11 +1943,6 @@ function skipTokenOf(rawQuery: string): string | undefined {
     }
   }
   return undefined;
-}
-
-/** `left and right` as a bound expression (a filter and the keyset condition). */
-function and(left: BoundExpr, right: BoundExpr): BoundExpr {
-  return { kind: 'logical', type: 'Edm.Boolean', nullable: false, operator: 'and', left, right, span: right.span };
 }
 
 function keyValue(property: Property, literal: LiteralValue, set: string): unknown {

@@ -1461,7 +1461,8 @@ function expandOne(
 /** Entity types are immutable, so what a query without $orderby binds to is computed once per type. */
 const defaultOrderCache = new WeakMap<EntityType, BoundOrderBy[]>();
 
-const rootProperty = (property: Property): BoundExpr => ({
+/** A property of the entity being read, as a bound expression. */
+export const rootProperty = (property: Property): BoundExpr => ({
   kind: 'property',
   type: property.type,
   nullable: property.nullable,
@@ -1469,6 +1470,11 @@ const rootProperty = (property: Property): BoundExpr => ({
   source: root,
   span: { start: 0, end: 0 },
 });
+
+/** `left and right` as a bound expression (a filter and one more condition: a keyset level, a leading $apply filter). */
+export function andOf(left: BoundExpr, right: BoundExpr): BoundExpr {
+  return { kind: 'logical', type: 'Edm.Boolean', nullable: false, operator: 'and', left, right, span: right.span };
+}
 
 /** The order of a query without $orderby: the type's default order, then the key, ascending, breaking ties. */
 function defaultOrder(type: EntityType): BoundOrderBy[] {

@@ -5,6 +5,7 @@
 // sums are exact, and an average is the exact sum divided by the count, rounded as every decimal quotient is
 // (SEMANTICS.md: half away from zero at 20 digits after the point).
 import type { BoundAggregate, BoundApply, BoundApplyStep, BoundExpr } from '../../validate/bound.js';
+import { rootProperty } from '../../validate/bind.js';
 import type { EdmPrimitiveType } from '../../values/edm.js';
 import { castValue } from '../../values/cast.js';
 import { comparer } from '../../values/compare.js';
@@ -115,14 +116,7 @@ class ApplyRunner {
   private groupby(rows: Row[], step: Extract<BoundApplyStep, { kind: 'groupby' }>): Row[] {
     const keys = step.keys.map((property) => ({
       property,
-      read: this.read({
-        kind: 'property',
-        type: property.type,
-        nullable: property.nullable,
-        property,
-        source: { kind: 'root' },
-        span: { start: 0, end: 0 },
-      }),
+      read: this.read(rootProperty(property)),
     }));
     // groups in the order their first row came
     const groups = new Map<string, { values: Record<string, unknown>; rows: Row[] }>();
