@@ -13,7 +13,9 @@ import {
   type BoundQuery,
   type NavigationProperty,
 } from '../index.js';
-import { toSql, type SqlDialectName } from '../backends/sql/index.js';
+import { toSql, toSqlApply, type SqlDialectName, type SqlOptions } from '../backends/sql/index.js';
+import { printApply } from '../syntax/print.js';
+import { defaultLimits } from '../validate/bind.js';
 import { dialects } from '../backends/sql/dialects.js';
 import { entitySetNames, plantDataModel } from './model.js';
 
@@ -148,6 +150,7 @@ function explain(query: string, setName?: string): number {
   try {
     const options = parseQuery(query);
     const canonical: string[] = [];
+    if (options.apply !== undefined) canonical.push(`$apply=${printApply(options.apply)}`);
     if (options.filter !== undefined) canonical.push(`$filter=${printFilter(options.filter)}`);
     if (options.select !== undefined) canonical.push(`$select=${printSelect(options.select)}`);
     if (options.orderBy !== undefined) canonical.push(`$orderby=${printOrderBy(options.orderBy)}`);
@@ -175,9 +178,28 @@ function explain(query: string, setName?: string): number {
       for (const dialect of Object.keys(dialects) as SqlDialectName[]) {
         // tables named after the sets; a navigation's (at any depth of a path) after its target's set
         const navigation = (nav: NavigationProperty) => ({ table: setOf(nav.target().name) ?? nav.name });
+        const sqlOptions: SqlOptions = { dialect, table: setName, navigation };
+        const show = (what: string, { sql, params }: { sql: string; params: unknown[] }): void =>
+          console.log(`\n${what} (${dialect}):\n${sql}\nparams: ${toJson(params).replace(/\s*\n\s*/g, ' ')}`);
         try {
-          const { sql, params } = toSql(bound, { dialect, table: setName, navigation });
-          console.log(`\nSQL (${dialect}):\n${sql}\nparams: ${toJson(params).replace(/\s*\n\s*/g, ' ')}`);
+          if (bound.apply === undefined) {
+            show('SQL', toSql(bound, sqlOptions));
+            continue;
+          }
+          // $apply: the grouping the database makes, what runs in memory after it (docs/service.md)
+          const made = toSqlApply(bound.apply, sqlOptions, defaultLimits.maxApplyRows + 1);
+          if (made === undefined) {
+            console.log(
+              `\nSQL (${dialect}): the rows its leading filters keep, read as for $filter; every transformation of $apply runs in memory (the database cannot make its grouping exactly)`,
+            );
+            continue;
+          }
+          show('SQL of $apply', made.statement);
+          if (made.exactSums !== undefined)
+            show('the same with exact sums, run where a sum leaves 64 bits', made.exactSums);
+          console.log(
+            `then in memory: ${made.rest.steps.length} transformation(s) after the grouping, and the options after $apply`,
+          );
         } catch (error) {
           if (!isODataError(error)) throw error;
           console.log(`\nSQL (${dialect}): not translated (HTTP ${error.status}): ${error.message}`);

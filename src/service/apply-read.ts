@@ -1,8 +1,10 @@
-// Reading a query with `$apply` from any store: the store reads the input rows (the leading filter transformations as
-// its filter, so that an index can serve them), the transformations run over them in memory (the memory backend's
-// runApply), and the rest of the query (`$filter`, `$orderby`, `$skip`, `$top`, `$count`, `$select` of the aggregated
-// instances) runs over what they give. Every store gets `$apply` this way, with the memory backend's exact semantics;
-// `maxApplyRows` bounds the rows one request may bring into memory.
+// Reading a query with `$apply` from any store. A store that groups by itself (the SQL stores: Store.prepareApply)
+// makes the leading filters and the first grouping in its database, and the transformations after it run over the
+// groups in memory (the memory backend's runApply); any other store reads the input rows (the leading filter
+// transformations as its filter, so that an index can serve them) and every transformation runs in memory. The rest
+// of the query (`$filter`, `$orderby`, `$skip`, `$top`, `$count`, `$select` of the aggregated instances) runs over
+// what they give. Either way the memory backend's semantics hold; `maxApplyRows` bounds the rows (or groups) one
+// request may bring into memory.
 import { ODataError } from '../errors.js';
 import type { Row } from '../model/schema.js';
 import { runApply } from '../backends/memory/apply.js';
@@ -31,24 +33,60 @@ function inputOf(apply: BoundApply, maxRows: number): { query: BoundQuery; rest:
   };
 }
 
-/** The instances `$apply` gives: the store's rows for `input`, transformed in memory by what is left. */
-async function applied(
+/** Where a plan's instances come from: a part the store makes (its rows in row form) and the rest, run in memory. */
+interface ApplySource {
+  readonly made: (options: Parameters<PreparedRead['run']>[0]) => Promise<readonly Row[]>;
+  readonly rest: BoundApply;
+}
+
+/**
+ * The source of a query's `$apply`: the store's own grouping where it offers one (Store.prepareApply), else its rows
+ * for the leading filters; either way at most `maxRows` of them reach memory.
+ */
+function sourceOf(
   store: Store,
   set: StoreCollection,
-  input: { readonly query: BoundQuery; readonly rest: BoundApply },
+  apply: BoundApply,
   parent: Row | undefined,
   maxRows: number,
-  options: Parameters<PreparedRead['run']>[0],
-): Promise<readonly Row[]> {
-  const { rows } = await store.read(set, input.query, { ...options, ...(parent === undefined ? {} : { parent }) });
-  if (rows.length > maxRows) {
-    throw new ODataError(
-      'LimitExceeded',
-      `$apply reads at most ${maxRows} rows of ${set.name} per request, and more match its leading filter: narrow it with a filter transformation first, as in filter(...)/groupby(...)`,
-      { target: '$apply' },
-    );
+): ApplySource {
+  const prepared = store.prepareApply?.(set, apply, parent, maxRows);
+  if (prepared !== undefined) {
+    return {
+      rest: prepared.rest,
+      made: async (options) => {
+        const rows = await prepared.run(options);
+        if (rows.length > maxRows) {
+          throw new ODataError(
+            'LimitExceeded',
+            `$apply makes at most ${maxRows} groups of ${set.name} per request, and this one makes more: group by fewer properties or filter first`,
+            { target: '$apply' },
+          );
+        }
+        return rows;
+      },
+    };
   }
-  return runApply(rows, input.rest);
+  const input = inputOf(apply, maxRows);
+  return {
+    rest: input.rest,
+    made: async (options) => {
+      const { rows } = await store.read(set, input.query, { ...options, ...(parent === undefined ? {} : { parent }) });
+      if (rows.length > maxRows) {
+        throw new ODataError(
+          'LimitExceeded',
+          `$apply reads at most ${maxRows} rows of ${set.name} per request, and more match its leading filter: narrow it with a filter transformation first, as in filter(...)/groupby(...)`,
+          { target: '$apply' },
+        );
+      }
+      return rows;
+    },
+  };
+}
+
+/** The instances `$apply` gives: what its source makes, transformed in memory by what is left. */
+async function applied(source: ApplySource, options: Parameters<PreparedRead['run']>[0]): Promise<readonly Row[]> {
+  return runApply(await source.made(options), source.rest);
 }
 
 /** A read of a query with `$apply` (the rows the aggregated instances, in row form). */
@@ -59,11 +97,11 @@ export function applyPreparedRead(
   parent: Row | undefined,
   maxRows: number,
 ): PreparedRead {
-  const input = inputOf(query.apply!, maxRows);
+  const source = sourceOf(store, set, query.apply!, parent, maxRows);
   const compiled = compileQuery(query);
   return {
     run: async (options) => {
-      const made = await applied(store, set, input, parent, maxRows, options);
+      const made = await applied(source, options);
       const { value, count } = compiled.run(made);
       return { rows: value, ...(count === undefined ? {} : { count }) };
     },
@@ -79,11 +117,11 @@ export function applyPreparedCount(
   parent: Row | undefined,
   maxRows: number,
 ): PreparedCount {
-  const input = inputOf(query.apply!, maxRows);
+  const source = sourceOf(store, set, query.apply!, parent, maxRows);
   const compiled = compileQuery(query);
   return {
     run: async (options) => {
-      const made = await applied(store, set, input, parent, maxRows, options);
+      const made = await applied(source, options);
       let count = 0;
       for (const row of made) if (compiled.matches(row)) count++;
       return count;

@@ -6,7 +6,7 @@ import { ODataError } from '../errors.js';
 import type { EntityType, Model, Property, Row } from '../model/schema.js';
 import { isNumeric } from '../values/edm.js';
 import { decimalOf, reader } from '../values/read.js';
-import type { BoundQuery } from '../validate/bound.js';
+import type { BoundApply, BoundQuery } from '../validate/bound.js';
 import type { LiteralValue } from '../syntax/ast.js';
 
 /**
@@ -222,6 +222,27 @@ export interface Store {
   prepareRead?(c: StoreCollection, query: BoundQuery, parent?: Row, options?: PrepareOptions): PreparedRead;
   /** Optional fast path for counts (see PreparedCount). */
   prepareCount?(c: StoreCollection, query: BoundQuery, parent?: Row): PreparedCount;
+  /**
+   * Optional: the leading part of `$apply` made by the store itself (a database's GROUP BY), prepared once; undefined
+   * where it makes none of this one. Without it the service reads the rows (its leading filters applied) and runs
+   * every transformation in memory.
+   */
+  prepareApply?(
+    c: StoreCollection,
+    apply: BoundApply,
+    parent: Row | undefined,
+    maxRows: number,
+  ): PreparedApply | undefined;
+}
+
+/**
+ * A part of `$apply` a store makes: `run` gives the instances of the transformations before `rest`, in row form and in
+ * the order the memory backend's runApply would give them, at most `maxRows` + 1 of them (one more says there are
+ * more than allowed); the service runs `rest` over them.
+ */
+export interface PreparedApply {
+  readonly rest: BoundApply;
+  run(options?: ReadOptions): Promise<readonly Row[]>;
 }
 
 /** What `insert` rejects with when a row with the same key exists: a 409 naming the key. */

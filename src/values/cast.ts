@@ -13,6 +13,25 @@ import { formatDuration, formatTimeOfDay } from './temporal.js';
 export const NUMBER_TEXT = '^[+-]?[0-9]+([.][0-9]+)?([eE][+-]?[0-9]+)?$';
 const numberText = new RegExp(NUMBER_TEXT);
 
+/**
+ * A working value in row form, as a store's row holds it: decimals, Int64 and the temporal types with a time as their
+ * canonical text (`1.50` is `'1.5'`, an instant is UTC), the rest as they are. Values made by `$apply` take this form on
+ * every backend, so that equal values are written alike whichever computed them.
+ */
+export function rowFormOf(value: Value, type: EdmPrimitiveType): unknown {
+  if (value === null) return null;
+  switch (type) {
+    case 'Edm.Decimal':
+    case 'Edm.Int64':
+    case 'Edm.DateTimeOffset':
+    case 'Edm.TimeOfDay':
+    case 'Edm.Duration':
+      return castValue(value, type, 'Edm.String');
+    default:
+      return value;
+  }
+}
+
 /** cast() between primitive types (SEMANTICS.md); a value that cannot be represented is null. */
 export function castValue(value: NonNullable<Value>, from: EdmPrimitiveType | 'null', to: EdmPrimitiveType): Value {
   if (to === 'Edm.String') {

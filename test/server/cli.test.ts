@@ -35,6 +35,30 @@ describe('odata-engine explain', () => {
     expect(stdout).toMatch(/SQL \(mysql\): not translated \(HTTP 501\): .+ is not supported by the mysql SQL dialect/);
   });
 
+  it("shows the GROUP BY of $apply's grouping, and says when it runs in memory", () => {
+    const grouped = run(
+      'explain',
+      'POLineItems',
+      '$apply=filter(QuantityOrdered gt 0)/groupby((PONumber),aggregate(ExtendedPrice with sum as Spend))/top(3)',
+    );
+    expect(grouped.status).toBe(0);
+    expect(grouped.stdout).toContain('Canonical: $apply=filter(QuantityOrdered gt 0)/groupby((PONumber),aggregate(');
+    for (const dialect of ['sqlite', 'postgres', 'mysql']) {
+      const statement = grouped.stdout.split(`SQL of $apply (${dialect}):\n`)[1]?.split('\n')[0] ?? '';
+      expect(statement).toMatch(/^SELECT \* FROM \(SELECT t0\..PONumber. AS .k0., SUM\(t0\..ExtendedPrice.\) AS .a0. /);
+      expect(statement).toContain('GROUP BY 1');
+    }
+    // SQLite's SUM fails past 64 bits: the statement it runs again then
+    expect(grouped.stdout).toContain('odata_sum(t0."ExtendedPrice")');
+    expect(grouped.stdout).toContain('then in memory: 1 transformation(s) after the grouping');
+    const filtered = run(
+      'explain',
+      'POLineItems',
+      '$apply=groupby((PONumber),filter(UnitPrice gt 5)/aggregate($count as N))',
+    );
+    expect(filtered.stdout).toContain('every transformation of $apply runs in memory');
+  });
+
   it('prints the OData error body and fails for a bad query', () => {
     const { status, stderr } = run('explain', 'Accounts', '$filter=Acount eq 1');
     expect(status).toBe(1);

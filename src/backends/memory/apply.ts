@@ -1,13 +1,14 @@
 // `$apply` over rows in memory (Data Aggregation 4.0 CS03): each transformation takes the rows the one before gave, in
 // their order, and gives new ones. Made rows hold their values in row form (decimals and Int64 as canonical text,
 // instants as ISO text in UTC), as a store's rows do, so the rest of the query reads them as it reads any row.
-// Semantics: aggregates leave nulls out, as SQL does; a sum or an average of no values is null, a count 0; decimal
-// sums are exact, and an average is the exact sum divided by the count, rounded as every decimal quotient is
-// (SEMANTICS.md: half away from zero at 20 digits after the point).
+// Semantics: groups come in ascending order of their values (nulls first), as a database's GROUP BY is asked for
+// them; aggregates leave nulls out, as SQL does; a sum or an average of no values is null, a count 0; decimal sums
+// are exact, and an average is the exact sum divided by the count, rounded as every decimal quotient is (SEMANTICS.md:
+// half away from zero at 20 digits after the point).
 import type { BoundAggregate, BoundApply, BoundApplyStep, BoundExpr } from '../../validate/bound.js';
 import { rootProperty } from '../../validate/bind.js';
 import type { EdmPrimitiveType } from '../../values/edm.js';
-import { castValue } from '../../values/cast.js';
+import { rowFormOf } from '../../values/cast.js';
 import { comparer } from '../../values/compare.js';
 import {
   addDecimal,
@@ -29,21 +30,6 @@ export function runApply(rows: readonly Row[], apply: BoundApply, now = Date.now
   const compiler = new ClosureCompiler();
   compiler.now = now;
   return new ApplyRunner(compiler).sequence(rows, apply.steps);
-}
-
-/** A working value in row form: what a store's row holds for its type. */
-function rowForm(value: Value, type: EdmPrimitiveType): unknown {
-  if (value === null) return null;
-  switch (type) {
-    case 'Edm.Decimal':
-    case 'Edm.Int64':
-    case 'Edm.DateTimeOffset':
-    case 'Edm.TimeOfDay':
-    case 'Edm.Duration':
-      return castValue(value, type, 'Edm.String');
-    default:
-      return value;
-  }
 }
 
 /** Text equal for values OData calls equal (1.5 and 1.50, an instant at any offset): a group's key. */
@@ -93,7 +79,7 @@ class ApplyRunner {
         }));
         return rows.map((row) => {
           const out: Record<string, unknown> = { ...row };
-          for (const c of computed) out[c.name] = rowForm(c.read(row), c.type);
+          for (const c of computed) out[c.name] = rowFormOf(c.read(row), c.type);
           return out;
         });
       }
@@ -118,7 +104,6 @@ class ApplyRunner {
       property,
       read: this.read(rootProperty(property)),
     }));
-    // groups in the order their first row came
     const groups = new Map<string, { values: Record<string, unknown>; rows: Row[] }>();
     for (const row of rows) {
       let text = '';
@@ -131,13 +116,22 @@ class ApplyRunner {
       let group = groups.get(text);
       if (group === undefined) {
         const named: Record<string, unknown> = {};
-        keys.forEach((key, i) => (named[key.property.name] = rowForm(values[i]!, key.property.type)));
+        keys.forEach((key, i) => (named[key.property.name] = rowFormOf(values[i]!, key.property.type)));
         groups.set(text, (group = { values: named, rows: [] }));
       }
       group.rows.push(row);
     }
+    // groups in ascending order of their values (nulls first), as $orderby would sort them: the same order on every
+    // store whatever order its rows come in, and the order a database's GROUP BY is asked for
+    const order = comparatorOf(
+      sortKeysOf(
+        step.keys.map((property) => ({ expr: rootProperty(property), direction: 'asc', tieBreak: false })),
+        this.compiler,
+      ),
+    );
+    const sorted = [...groups.values()].sort((a, b) => order(a.rows[0]!, b.rows[0]!));
     const out: Row[] = [];
-    for (const group of groups.values()) {
+    for (const group of sorted) {
       if (step.steps.length === 0) {
         out.push(group.values);
         continue;
@@ -162,7 +156,7 @@ class ApplyRunner {
         if (value !== null) values.push(value);
       }
       const type = aggregate.expr.type as EdmPrimitiveType;
-      out[property.name] = rowForm(aggregateOf(aggregate.method, values, type), property.type);
+      out[property.name] = rowFormOf(aggregateOf(aggregate.method, values, type), property.type);
     }
     return out;
   }

@@ -142,6 +142,12 @@ export interface Dialect {
   limit(top: Sql | undefined, skip: Sql | undefined): Sql;
   /** `expr` for ORDER BY with nulls first (asc) or last (desc). */
   orderItem(expr: Sql, direction: 'asc' | 'desc', nullable: boolean): Sql;
+  /**
+   * Set where the database's SUM of integers fails when the sum leaves 64 bits instead of widening (SQLite: "integer
+   * overflow"): an aggregate giving the exact sum of integer values (or scaled decimals) as its digit text, for the
+   * statement run again after such a failure.
+   */
+  exactIntegerSum?(value: Sql): Sql;
 }
 
 /** Spellings for reading numeric text (see `Dialect.numericText`); patterns and replacements are parameters. */

@@ -54,6 +54,15 @@ export interface SqlOptions extends SqlTable {
   readonly deadlineChecks?: boolean;
 }
 
+/**
+ * One aggregated column of SqlEmitter.grouped: `count` counts the non-null values; `exactsum` is a sum of integers (or
+ * scaled decimals) that cannot overflow, for a dialect whose SUM fails when it would (Dialect.exactIntegerSum).
+ */
+export interface GroupedAggregate {
+  readonly method: '$count' | 'count' | 'countdistinct' | 'min' | 'max' | 'sum' | 'exactsum';
+  readonly expr?: BoundExpr;
+}
+
 /** The link of related rows to the entities they belong to (see SqlEmitter.related). */
 export interface RelatedLink {
   /** The properties of the related rows that hold the entities' values (a navigation's foreign key). */
@@ -256,6 +265,68 @@ export class SqlEmitter {
         })
         .join(', ')
     );
+  }
+
+  /**
+   * `$apply`'s grouping made by the database (see toSqlApply): the rows `bound`'s filter keeps, grouped by `keys`
+   * (none: one group of every row, even of none), with one column per key (`k0`, `k1`, ...) and per aggregate
+   * column (`a0`, ...), the groups in ascending order of their keys as `$orderby` sorts them (nulls first).
+   * Decimals of a dialect that keeps them scaled (SQLite) are read, summed and compared as their scaled integers.
+   */
+  grouped(bound: BoundQuery, keys: readonly BoundExpr[], aggregates: readonly GroupedAggregate[], limit?: number): Sql {
+    const d = this.dialect;
+    this.target = '$apply';
+    const scaled = d.storage.scaledDecimals;
+    // a value as the database keeps it: a scaled decimal column stays its integer
+    const raw = (expr: BoundExpr): Sql =>
+      expr.kind === 'property' && expr.type === 'Edm.Decimal' && scaled !== undefined
+        ? (this.scaleOf(scaled, expr.property, expr), this.column(this.scopeOf(expr.source), expr.property))
+        : this.value(expr);
+    const columns = keys.map((key, i) => `${raw(key)} AS ${d.quoteIdentifier(`k${i}`)}`);
+    aggregates.forEach((aggregate, i) => {
+      const value = aggregate.expr === undefined ? undefined : raw(aggregate.expr);
+      columns.push(`${this.aggregateOf(aggregate, value)} AS ${d.quoteIdentifier(`a${i}`)}`);
+    });
+    const where = this.where(bound);
+    const grouped = `SELECT ${columns.join(', ')} FROM ${this.from(this.root)} WHERE ${where}${
+      keys.length === 0 ? '' : ` GROUP BY ${keys.map((_, i) => i + 1).join(', ')}`
+    }`;
+    if (keys.length === 0) return grouped;
+    // ordered outside, by the group's columns: an ORDER BY inside would repeat the keys' parameters, which
+    // PostgreSQL does not see as the grouped expressions
+    const order = keys.map((key, i) => {
+      const column = `${d.quoteIdentifier('g')}.${d.quoteIdentifier(`k${i}`)}`;
+      const sortKey =
+        key.type === 'Edm.Decimal' && !(scaled !== undefined && key.kind === 'property')
+          ? d.decimalSortKey(column)
+          : key.type === 'Edm.String'
+            ? d.ordinal(column, false)
+            : column;
+      return d.orderItem(sortKey, 'asc', key.nullable);
+    });
+    const integer = (n: number): Sql => this.rawParam(d.storage.integerParam(n));
+    const page = limit === undefined ? '' : ` ${d.limit(integer(limit), undefined)}`;
+    return `SELECT * FROM (${grouped}) AS ${d.quoteIdentifier('g')} ORDER BY ${order.join(', ')}${page}`;
+  }
+
+  /** One aggregate's SQL over `value` (the aggregated value as grouped() reads it; none for `$count`). */
+  private aggregateOf(aggregate: GroupedAggregate, value: Sql | undefined): Sql {
+    switch (aggregate.method) {
+      case '$count':
+        return 'COUNT(*)';
+      case 'count':
+        return `COUNT(${value!})`;
+      case 'countdistinct':
+        return `COUNT(DISTINCT ${value!})`;
+      case 'min':
+        return `MIN(${value!})`;
+      case 'max':
+        return `MAX(${value!})`;
+      case 'sum':
+        return `SUM(${value!})`;
+      case 'exactsum':
+        return this.dialect.exactIntegerSum!(value!);
+    }
   }
 
   count(bound: BoundQuery): Sql {

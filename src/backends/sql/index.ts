@@ -16,6 +16,7 @@ export {
   type SqliteFunctionHost,
 } from './sqlite/functions.js';
 export { mysqlSessionSql } from './mysql/dialect.js';
+export { isSumOverflow, toSqlApply, type SqlApply } from './apply.js';
 
 function emitter(bound: BoundQuery, options: SqlOptions): SqlEmitter {
   return new SqlEmitter(dialects[options.dialect], options, bound.entityType);

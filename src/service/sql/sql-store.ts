@@ -4,7 +4,9 @@
 // after it (or as `tables` says); a contained collection's table leads its key with the parent's key.
 import {
   createTableSql,
+  isSumOverflow,
   toSql,
+  toSqlApply,
   toSqlCount,
   toSqlRelated,
   statementColumns,
@@ -17,13 +19,14 @@ import type { Statements, Storage, TableDefinition } from '../../backends/sql/di
 import { dialects } from '../../backends/sql/dialects.js';
 import { ODataError } from '../../errors.js';
 import type { EntityType, Model, NavigationProperty, Property, Row } from '../../model/schema.js';
-import type { BoundQuery } from '../../validate/bound.js';
+import type { BoundApply, BoundQuery } from '../../validate/bound.js';
 import { rebindStatement } from '../../backends/sql/emit.js';
 import { rawEntityWriter } from '../json.js';
 import {
   collectionsOf,
   duplicateKey,
   linkTupleText,
+  type PreparedApply,
   type PreparedCount,
   type PreparedRead,
   type PrepareOptions,
@@ -410,6 +413,35 @@ export class SqlStore implements Store {
       },
     });
     return prepared(toSqlCount(bound, this.sqlOptions(c, parent)));
+  }
+
+  /**
+   * `$apply`'s leading filters and first grouping as one GROUP BY statement (toSqlApply), at most `maxRows` + 1
+   * instances; undefined where the database cannot make them exactly (the service then runs them in memory).
+   */
+  prepareApply(
+    c: StoreCollection,
+    apply: BoundApply,
+    parent: Row | undefined,
+    maxRows: number,
+  ): PreparedApply | undefined {
+    const made = toSqlApply(apply, this.sqlOptions(c, parent), maxRows + 1);
+    if (made === undefined) return undefined;
+    const { statement, exactSums, columns } = made;
+    return {
+      rest: made.rest,
+      run: async (options) => {
+        let raw: unknown[][];
+        try {
+          raw = await this.valuesOf(statement.sql, statement.params, columns, signalOnly(options));
+        } catch (error) {
+          // SQLite's SUM fails on a sum past 64 bits: the same statement again with exact sums
+          if (exactSums === undefined || !isSumOverflow(error)) throw error;
+          raw = await this.valuesOf(exactSums.sql, exactSums.params, columns, signalOnly(options));
+        }
+        return raw.map((r) => made.decode(r));
+      },
+    };
   }
 
   /** How many rows the bound query's filter keeps ($top and $skip aside): one COUNT, no rows read. */

@@ -88,9 +88,10 @@ describe('$apply in memory', () => {
         '$apply=concat(groupby((Vendor),aggregate(Qty with sum as Q)),aggregate(Qty with sum as Q))&$filter=Q gt 5',
       ),
     ).toEqual([
-      // the groups in the order their first row came, then the total: concat keeps the order of its sequences
-      { Vendor: 'B', Q: '2147483650' },
+      // the groups in ascending order of their values (null first) whatever order the rows came in, then the
+      // total: concat keeps the order of its sequences
       { Vendor: null, Q: '7' },
+      { Vendor: 'B', Q: '2147483650' },
       { Vendor: null, Q: '2147483659' },
     ]);
   });

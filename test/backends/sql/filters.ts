@@ -218,7 +218,8 @@ export const inAndItsOr: fc.Arbitrary<{ inFilter: string; orFilter: string }> = 
   orFilter: `$filter=${items.map((item) => `${left} eq ${item}`).join(' or ')}`,
 }));
 
-function booleanOf(depth: number): fc.Arbitrary<string> {
+/** A Boolean expression over Thing, `depth` levels of and/or/not deep at most. */
+export function booleanOf(depth: number): fc.Arbitrary<string> {
   const comparison = fc
     .constantFrom(...comparable)
     .chain((type) => op(valueOf(type, Math.min(depth, 2)), pick('eq', 'ne', 'gt', 'ge', 'lt', 'le'), valueOf(type, 1)));

@@ -54,6 +54,7 @@ export const sqliteDialect: Dialect = {
   // row in 64, chosen by rowid: at most 63 rows go unchecked in a scan in rowid order, about one in 64 is checked in
   // any other. (SQLite's random() picked the rows before: it costs about 45 ns a row itself, which more than doubled
   // the time of a full scan of 100,000 rows.) Every table of a store has a rowid (none is WITHOUT ROWID).
+  exactIntegerSum: (value) => `odata_sum(${value})`,
   rowCheck: (alias) => `((${alias}.rowid & 63) <> 0 OR odata_deadline())`,
 
   true: '1',
