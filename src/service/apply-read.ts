@@ -9,13 +9,17 @@ import { ODataError } from '../errors.js';
 import type { Row } from '../model/schema.js';
 import { runApply } from '../backends/memory/apply.js';
 import { compileQuery } from '../backends/memory/compile.js';
+import { applyReadsNavigation } from '../validate/apply.js';
 import { andOf, validateQuery } from '../validate/bind.js';
 import type { BoundApply, BoundExpr, BoundQuery } from '../validate/bound.js';
 import type { PreparedCount, PreparedRead, Store, StoreCollection } from './store.js';
 import { entityMembers } from './json.js';
 
-/** The read of the input rows, and the transformations left for memory. */
-function inputOf(apply: BoundApply, maxRows: number): { query: BoundQuery; rest: BoundApply } {
+/**
+ * The read of `$apply`'s input rows (every readable property, its leading filters, in key order, one row past
+ * `maxRows`), and the transformations left for memory.
+ */
+export function applyInput(apply: BoundApply, maxRows: number): { query: BoundQuery; rest: BoundApply } {
   let first = 0;
   let filter: BoundExpr | undefined;
   for (; first < apply.steps.length; first++) {
@@ -67,21 +71,31 @@ function sourceOf(
       },
     };
   }
-  const input = inputOf(apply, maxRows);
+  const input = applyInput(apply, maxRows);
+  if (applyReadsNavigation(input.rest.steps)) {
+    throw new ODataError(
+      'NotImplemented',
+      `This store cannot read through navigations inside $apply's transformations (other than its leading filters) for ${set.name}: compute or group by properties of ${set.entityType.name} itself`,
+      { target: '$apply' },
+    );
+  }
   return {
     rest: input.rest,
     made: async (options) => {
       const { rows } = await store.read(set, input.query, { ...options, ...(parent === undefined ? {} : { parent }) });
-      if (rows.length > maxRows) {
-        throw new ODataError(
-          'LimitExceeded',
-          `$apply reads at most ${maxRows} rows of ${set.name} per request, and more match its leading filter: narrow it with a filter transformation first, as in filter(...)/groupby(...)`,
-          { target: '$apply' },
-        );
-      }
+      if (rows.length > maxRows) throw tooManyApplyRows(set, maxRows);
       return rows;
     },
   };
+}
+
+/** The 400 for more input rows of `$apply` than one request may bring into memory. */
+export function tooManyApplyRows(set: StoreCollection, maxRows: number): ODataError {
+  return new ODataError(
+    'LimitExceeded',
+    `$apply reads at most ${maxRows} rows of ${set.name} per request, and more match its leading filter: narrow it with a filter transformation first, as in filter(...)/groupby(...)`,
+    { target: '$apply' },
+  );
 }
 
 /** The instances `$apply` gives: what its source makes, transformed in memory by what is left. */

@@ -4,13 +4,16 @@
 import { compileQuery, type RelatedRows } from '../backends/memory/compile.js';
 import type { Model, NavigationProperty, Row } from '../model/schema.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
-import type { BoundQuery } from '../validate/bound.js';
+import type { BoundApply, BoundQuery } from '../validate/bound.js';
+import { runApply } from '../backends/memory/apply.js';
+import { applyInput, tooManyApplyRows } from './apply-read.js';
 import { entityMembers } from './json.js';
 import {
   collectionOfType,
   collectionsOf,
   duplicateKey,
   linkTupleText,
+  type PreparedApply,
   type PreparedRead,
   type PrepareOptions,
   readingAlso,
@@ -75,6 +78,29 @@ export class MemoryStore implements Store {
       run,
       writer: (options) => (row) => entityMembers(query.select, row as Row, options),
       ...(beside.also === undefined ? {} : { also: beside.also }),
+    };
+  }
+
+  /**
+   * Every transformation of `$apply`, over the rows its leading filters keep (at most `maxRows`, in key order, as the
+   * service reads them from any store), with the related rows of navigations at hand: `compute(PurchaseOrder/VendorID
+   * as Vendor)` reads them as a filter does.
+   */
+  prepareApply(c: StoreCollection, apply: BoundApply, parent: Row | undefined, maxRows: number): PreparedApply {
+    const related = this.relatedRows();
+    const input = applyInput(apply, maxRows);
+    const compiled = compileQuery(input.query, { related });
+    return {
+      rest: { input: apply.output, steps: [], output: apply.output },
+      run: async () => {
+        let rows: Iterable<Row> = this.arrays.get(c)!;
+        if (parent !== undefined && Object.keys(parent).length > 0)
+          rows = [...rows].filter((row) => matchesAll(row, parent));
+        related.forget();
+        const { value } = compiled.run(rows);
+        if (value.length > maxRows) throw tooManyApplyRows(c, maxRows);
+        return runApply(value, input.rest, { related });
+      },
     };
   }
 

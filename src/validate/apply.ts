@@ -52,17 +52,12 @@ class ApplyBinder {
     return new Binder(type, this.limits, '$apply', this.text);
   }
 
-  /** An expression bound to `type`, refused where it reads through a navigation (not evaluated in $apply yet). */
+  /**
+   * An expression bound to `type`. It may read through navigations (`PurchaseOrder/VendorID`, `Lines/any(...)`) while
+   * the instances are still entities; the store must then make the transformation (see applyReadsNavigation).
+   */
   private expression(type: EntityType, expr: Parameters<Binder['bind']>[0]): BoundExpr {
-    const bound = this.binder(type).bind(expr);
-    if (readsNavigation(bound)) {
-      this.fail(
-        'NotImplemented',
-        expr.span,
-        'Navigation paths, any, all and $count inside $apply are not supported yet',
-      );
-    }
-    return bound;
+    return this.binder(type).bind(expr);
   }
 
   private step(step: ApplyTransformation, type: EntityType): BoundApplyStep | undefined {
@@ -77,13 +72,7 @@ class ApplyBinder {
         return { kind: 'filter', predicate };
       }
       case 'orderby': {
-        const order = this.binder(type).orderBy(step.items);
-        for (const item of order) {
-          if (readsNavigation(item.expr)) {
-            this.fail('NotImplemented', step.span, 'Navigation paths inside $apply are not supported yet');
-          }
-        }
-        return { kind: 'orderby', orderBy: order };
+        return { kind: 'orderby', orderBy: this.binder(type).orderBy(step.items) };
       }
       case 'top':
       case 'skip':
@@ -191,8 +180,9 @@ class ApplyBinder {
     return {
       kind: 'compute',
       computed,
-      // the instances keep what they were (entities stay entities, with their key) and gain the aliases
-      output: this.shape([...type.properties.values(), ...computed.map((c) => c.property)], type.key),
+      // the instances keep what they were (entities stay entities, with their key and navigations) and gain the
+      // aliases
+      output: this.shape([...type.properties.values(), ...computed.map((c) => c.property)], type.key, type.navigation),
     };
   }
 
@@ -200,7 +190,13 @@ class ApplyBinder {
     const keys: Property[] = [];
     for (const path of step.properties) {
       if (path.segments.length !== 1) {
-        this.fail('NotImplemented', path.span, 'Grouping by a navigation path is not supported yet');
+        // (the extension nests such a group's values in an object named after the navigation)
+        this.fail(
+          'NotImplemented',
+          path.span,
+          'Grouping by a navigation path is not supported yet',
+          `compute it first and group by the alias: compute(${this.text?.slice(path.span.start, path.span.end) ?? 'Path'} as Alias)/groupby((Alias),...)`,
+        );
       }
       const bound = this.binder(type).bind(path);
       if (bound.kind !== 'property' || bound.source.kind !== 'root') {
@@ -294,14 +290,18 @@ class ApplyBinder {
   }
 
   /** A type of instances made by a transformation: its properties, and those that tell its instances apart. */
-  private shape(properties: readonly Property[], key: readonly Property[]): EntityType {
+  private shape(
+    properties: readonly Property[],
+    key: readonly Property[],
+    navigation: EntityType['navigation'] = new Map(),
+  ): EntityType {
     const byName = new Map(properties.map((p) => [p.name, p]));
     return {
       // (the name errors give it: `Unknown property 'Qty' on the result of $apply`)
       name: 'the result of $apply',
       key: key.map((k) => byName.get(k.name)!),
       properties: byName,
-      navigation: new Map(),
+      navigation,
       defaultOrder: [],
       rules: [],
       concurrency: [],
@@ -349,6 +349,40 @@ function dynamicProperty(
     ...(like?.precision === undefined ? {} : { precision: like.precision }),
     ...(scale !== undefined ? { scale } : like?.scale === undefined ? {} : { scale: like.scale }),
   };
+}
+
+/**
+ * Whether transformations read anything through a navigation (in a filter, compute, aggregate, orderby or ranking):
+ * only a store that makes them itself (Store.prepareApply) can, since the memory backend's runApply reads the rows
+ * alone, or with a store's related rows.
+ */
+export function applyReadsNavigation(steps: readonly BoundApplyStep[]): boolean {
+  return steps.some((step) => {
+    switch (step.kind) {
+      case 'filter':
+        return readsNavigation(step.predicate);
+      case 'orderby':
+        return step.orderBy.some((item) => readsNavigation(item.expr));
+      case 'compute':
+        return step.computed.some((c) => readsNavigation(c.expr));
+      case 'aggregate':
+        return step.aggregates.some((a) => a.expr !== undefined && readsNavigation(a.expr));
+      case 'groupby':
+        return applyReadsNavigation(step.steps);
+      case 'concat':
+        return step.sequences.some(applyReadsNavigation);
+      case 'topcount':
+      case 'bottomcount':
+      case 'toppercent':
+      case 'bottompercent':
+      case 'topsum':
+      case 'bottomsum':
+        return readsNavigation(step.value);
+      case 'top':
+      case 'skip':
+        return false;
+    }
+  });
 }
 
 /** Whether an expression reads anything through a navigation (lambdas, counts, single-valued paths). */

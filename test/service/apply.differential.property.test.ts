@@ -1,8 +1,8 @@
 // $apply answers the same from every store: random rows of every stored type (edge values included: Int64 and
 // decimals at their extremes, astral strings, instants) in the memory, tiny, SQLite, PostgreSQL and MariaDB stores,
-// then random pipelines through the service, compared as status and body text, to the last digit. The memory and tiny
-// stores run every transformation in memory (the memory backend defines $apply); the SQL stores make the leading
-// filters and the grouping with GROUP BY (SQLite's exact sums past 64 bits included), so a difference is a bug of the
+// then random pipelines through the service, compared as status and body text, to the last digit. The memory store
+// (its prepareApply) and the service for the tiny store run every transformation in memory (the memory backend defines
+// $apply); the SQL stores make the leading filters and the grouping with GROUP BY (SQLite's exact sums past 64 bits included), so a difference is a bug of the
 // SQL translation, of its decoding, or of the service.
 //
 // Sums and averages of doubles are left out: each database adds doubles in its own order and way (SQLite compensates
@@ -25,7 +25,11 @@ const model = defineModel({
 
 const pick = <V>(...values: V[]): fc.Arbitrary<V> => fc.constantFrom(...values);
 
-/** A filter over Thing's own properties (navigation inside $apply is a 501 on every store alike). */
+/**
+ * A leading filter, navigations included (every store's read evaluates it), and a filter over Thing's own properties
+ * for inside a groupby (there a store without prepareApply cannot read through navigations: the tiny store's 501).
+ */
+const leadingFilter = booleanOf(1);
 const filter = booleanOf(1).filter((f) => !f.includes('/'));
 
 /** Computed aliases a grouping can use: integers, strings, Booleans and dates. */
@@ -116,7 +120,7 @@ const after = (aliases: readonly string[]): fc.Arbitrary<string[]> =>
 
 /** A request: `$apply` and the options after it (read with its aliases). */
 const pipeline = fc
-  .tuple(fc.option(filter, { nil: undefined, freq: 2 }), fc.option(computed, { nil: undefined, freq: 3 }))
+  .tuple(fc.option(leadingFilter, { nil: undefined, freq: 2 }), fc.option(computed, { nil: undefined, freq: 3 }))
   .chain(([f, compute]) => grouping(compute !== undefined).map((group) => [f, compute, group] as const))
   .chain(([f, compute, group]) =>
     fc
@@ -152,8 +156,7 @@ beforeAll(async () => {
   for (const { name, open } of stores.served) {
     const { store } = open;
     const prepare = store.prepareApply?.bind(store);
-    if (prepare === undefined) continue;
-    expect(['sqlite', 'postgres', 'mysql']).toContain(name);
+    if (prepare === undefined || !['sqlite', 'postgres', 'mysql'].includes(name)) continue;
     store.prepareApply = (...args) => {
       const prepared = prepare(...args);
       pushed[prepared === undefined ? 'declined' : 'made']++;

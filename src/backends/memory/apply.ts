@@ -20,15 +20,22 @@ import {
   type Decimal,
 } from '../../values/decimal.js';
 import { decimalOf, type Value } from '../../values/read.js';
-import { ClosureCompiler } from './closures.js';
+import { ClosureCompiler, type RelatedRows } from './closures.js';
 import { comparatorOf, sortKeysOf } from './order.js';
 import { generatedPredicate } from './source.js';
 import type { Row } from './working-values.js';
 
-/** The rows `$apply` gives for `rows` of its input type, in their order. */
-export function runApply(rows: readonly Row[], apply: BoundApply, now = Date.now()): Row[] {
-  const compiler = new ClosureCompiler();
-  compiler.now = now;
+/**
+ * The rows `$apply` gives for `rows` of its input type, in their order. `related` gives the rows a navigation leads to
+ * (as for compileQuery), for transformations that read through navigations.
+ */
+export function runApply(
+  rows: readonly Row[],
+  apply: BoundApply,
+  options: { readonly now?: number; readonly related?: RelatedRows } = {},
+): Row[] {
+  const compiler = new ClosureCompiler(options.related);
+  compiler.now = options.now ?? Date.now();
   return new ApplyRunner(compiler).sequence(rows, apply.steps);
 }
 

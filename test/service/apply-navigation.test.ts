@@ -1,0 +1,85 @@
+// Navigations inside $apply's transformations on the stores without SQL: the memory store makes every transformation
+// itself with its related rows at hand (Store.prepareApply), so `compute(Twin/S as TS)` reads through the navigation as
+// a filter does; a store without prepareApply (the tests' tiny one) takes navigations in the leading filters, which
+// its own read evaluates, and answers a clear 501 for the rest. (The SQL stores make such a grouping with a join:
+// test/server/apply.e2e.test.ts.)
+import { describe, expect, it } from 'vitest';
+import { defineModel, type Row } from '../../src/model/schema.js';
+import { MemoryStore } from '../../src/service/memory-store.js';
+import { createODataService } from '../../src/service/service.js';
+import type { Store } from '../../src/service/store.js';
+import { Part, Thing } from '../backends/sql/fixtures.js';
+import { tinyStore } from './tiny-store.js';
+
+const model = defineModel({ namespace: 'Things', entitySets: { Things: Thing, Parts: Part } });
+
+const thing = (Id: number, I: number | null, S: string | null, D: string | null): Row => ({
+  Id,
+  S,
+  T: null,
+  B: null,
+  I,
+  L: null,
+  D,
+  F: null,
+  Day: null,
+  At: null,
+  G: null,
+});
+// Twin is the thing whose Id is I: 1 → 2 ('b'), 2 → 3 ('a'), 3 → 1 ('a'), 4 → 9 (none), 5 → 3 ('a')
+const things = [
+  thing(1, 2, 'a', '1.5'),
+  thing(2, 3, 'b', '2.25'),
+  thing(3, 1, 'a', null),
+  thing(4, 9, 'c', '10'),
+  thing(5, 3, 'b', '0.75'),
+];
+
+async function get(store: Store, url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const service = createODataService({ model, store });
+  const response = await service.handle({ method: 'GET', url, headers: { host: 'test' } });
+  return { status: response.status, body: JSON.parse(String(response.body)) as Record<string, unknown> };
+}
+
+describe('navigations inside $apply on the stores without SQL', () => {
+  const grouped = `/Things?$apply=${encodeURIComponent('compute(Twin/S as TwinS)/groupby((TwinS),aggregate($count as N,D with sum as Total))')}`;
+
+  it('the memory store reads through them in compute, filter and aggregate, as a filter does', async () => {
+    const store = new MemoryStore(model, { Things: things.map((t) => ({ ...t })), Parts: [] });
+    const answer = await get(store, grouped);
+    expect(answer.status).toBe(200);
+    // the twins' S: 'b' (1), 'a' (2, 3, 5), null (4: no twin); groups in ascending order, null first
+    expect(answer.body['value']).toEqual([
+      { TwinS: null, N: 1, Total: 10 },
+      { TwinS: 'a', N: 3, Total: 3 },
+      { TwinS: 'b', N: 1, Total: 1.5 },
+    ]);
+    const filtered = await get(
+      store,
+      `/Things?$apply=${encodeURIComponent("filter(S eq 'b')/filter(Twin/S eq 'a')/aggregate(D with sum as Total,Twin/Id with max as Last)")}`,
+    );
+    expect(filtered.body['value']).toEqual([{ Total: 3, Last: 3 }]);
+  });
+
+  it('a store without prepareApply takes them in the leading filters, and answers a 501 that says so elsewhere', async () => {
+    const store = tinyStore(model, { Things: things, Parts: [] });
+    const leading = await get(
+      store,
+      `/Things?$apply=${encodeURIComponent("filter(Twin/S eq 'a')/groupby((S),aggregate($count as N))")}`,
+    );
+    expect(leading.status).toBe(200);
+    expect(leading.body['value']).toEqual([
+      { S: 'a', N: 1 },
+      { S: 'b', N: 2 },
+    ]);
+    const inside = await get(store, grouped);
+    expect(inside.status).toBe(501);
+    expect(inside.body).toMatchObject({
+      error: {
+        code: 'NotImplemented',
+        target: '$apply',
+        message: expect.stringContaining('cannot read through navigations inside $apply'),
+      },
+    });
+  });
+});
