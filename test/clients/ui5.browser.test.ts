@@ -1,7 +1,8 @@
 // A real client: OpenUI5's V4 ODataModel in headless Chromium against the reference server, with UI5's default
 // batch group ($auto): every read and write goes through `POST .../$batch` (multipart/mixed), writes in change sets.
-// It reads a filtered, sorted list in two pages, saves an edit (PATCH), and meets a 412 when the entity changed
-// behind its back (the @odata.etag UI5 kept no longer matches). UI5 loads unbundled from node_modules/@openui5.
+// It reads a filtered, sorted list in two pages, a grouped and aggregated list through its $$aggregation binding
+// parameter (the $apply UI5 derives, with and without a grand total), saves an edit (PATCH), and meets a 412 when the
+// entity changed behind its back (the @odata.etag UI5 kept no longer matches). UI5 loads unbundled from node_modules/@openui5.
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,76 @@ describe.skipIf(skip)('OpenUI5 V4 ODataModel, default $batch group, against the 
     const ids = (expected['value'] as Row[]).map((r) => r['PartID']);
     expect(result.titles).toEqual(ids);
     expect(result.rendered).toEqual(ids);
+  });
+
+  it('reads a grouped, aggregated list through $$aggregation: the $apply UI5 derives, answered exactly', async () => {
+    // what the server answers a plain request for the same groups (the sums exact: decimal text in JSON numbers)
+    const apply = 'groupby((Status),aggregate(ExtendedPrice with max as Biggest,ExtendedPrice with sum as Spend))';
+    const expected = (await get(`POLineItems?$apply=${encodeURIComponent(apply)}&$orderby=Spend desc`))[
+      'value'
+    ] as Row[];
+    expect(expected.length).toBeGreaterThan(1);
+
+    const from = await mark();
+    const result = await ui5.call<{ count: string | number; rows: Row[] }>('readAggregated', {
+      model: 'batch',
+      path: '/POLineItems',
+      aggregation: {
+        group: { Status: {} },
+        aggregate: { Spend: { name: 'ExtendedPrice', with: 'sum' }, Biggest: { name: 'ExtendedPrice', with: 'max' } },
+      },
+      sorters: [{ path: 'Spend', descending: true }],
+      length: 10,
+    });
+    const batches = await batchesSince(from);
+    const sent = batches.map((b) => decodeURIComponent(b.requestBody ?? '')).join('\n');
+    // UI5's own request: $apply from $$aggregation, the sorter, count and page as options beside it
+    expect(sent, show(batches)).toContain(
+      `GET POLineItems?$count=true&$apply=${apply}&$orderby=Spend desc&$skip=0&$top=10 HTTP/1.1`,
+    );
+    for (const b of batches) expect(b.status, show([b])).toBe(200);
+
+    expect(Number(result.count)).toBe(expected.length);
+    // UI5 asks IEEE754Compatible=true: the decimals come as strings, the same digits
+    expect(result.rows.map((r) => [r['Status'], Number(r['Spend']), Number(r['Biggest'])])).toEqual(
+      expected.map((r) => [r['Status'], r['Spend'], r['Biggest']]),
+    );
+  });
+
+  it('reads a grand total beside the groups: UI5 asks it with concat, as the first row', async () => {
+    const total = (await get(`POLineItems?$apply=${encodeURIComponent('aggregate(ExtendedPrice with sum as Spend)')}`))[
+      'value'
+    ] as Row[];
+    const groups = (
+      await get(
+        `POLineItems?$apply=${encodeURIComponent('groupby((Status),aggregate(ExtendedPrice with sum as Spend))')}&$orderby=Status`,
+      )
+    )['value'] as Row[];
+    const from = await mark();
+    const result = await ui5.call<{ count: string | number; rows: Row[] }>('readAggregated', {
+      model: 'batch',
+      path: '/POLineItems',
+      aggregation: {
+        group: { Status: {} },
+        aggregate: { Spend: { name: 'ExtendedPrice', with: 'sum', grandTotal: true } },
+      },
+      sorters: [{ path: 'Status' }],
+      length: 10,
+    });
+    const batches = await batchesSince(from);
+    const sent = batches.map((b) => decodeURIComponent(b.requestBody ?? '')).join('\n');
+    // the grand total, then the groups with the count beside the page: concat inside concat
+    expect(sent, show(batches)).toContain(
+      'GET POLineItems?$apply=concat(aggregate(ExtendedPrice with sum as Spend),groupby((Status),aggregate(ExtendedPrice with sum as Spend))/orderby(Status)/concat(aggregate($count as UI5__count),top(9))) HTTP/1.1',
+    );
+    for (const b of batches) expect(b.status, show([b])).toBe(200);
+    expect(Number(result.count)).toBe(groups.length);
+    const [grand, ...rest] = result.rows;
+    expect(grand).toMatchObject({ '@$ui5.node.isTotal': true, '@$ui5.node.level': 0, Status: null });
+    expect(Number(grand!['Spend'])).toBe(total[0]!['Spend']);
+    expect(rest.map((r) => [r['Status'], Number(r['Spend']), r['@$ui5.node.level']])).toEqual(
+      groups.map((g) => [g['Status'], g['Spend'], 1]),
+    );
   });
 
   it('saves edits of two entities: PATCHes in one change set of a $batch, stored', async () => {

@@ -134,6 +134,28 @@
         }
       },
 
+      // a grouped, aggregated list: bindList with the $$aggregation binding parameter (UI5 derives $apply from it,
+      // with a concat(aggregate($count as UI5__count),top(n)) for the count), its first `length` groups
+      readAggregated: async function (options) {
+        const m = model(options.model, options.groupId);
+        const binding = m.bindList(options.path, null, sorters(options.sorters), filters(options.filters), {
+          $count: true,
+          $$aggregation: options.aggregation,
+        });
+        try {
+          const contexts = await binding.requestContexts(0, options.length);
+          const count = await binding.getHeaderContext().requestProperty('$count');
+          return {
+            count: count,
+            rows: contexts.map(function (c) {
+              return c.getObject();
+            }),
+          };
+        } finally {
+          binding.destroy();
+        }
+      },
+
       // reads one entity through a context binding and keeps the binding for later edits
       readEntity: async function (options) {
         const m = model(options.model, options.groupId);
