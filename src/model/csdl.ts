@@ -28,6 +28,7 @@ import {
   type Model,
   type PropertyDefinition,
 } from './schema.js';
+import { applyTransformations } from '../syntax/parser.js';
 
 const edmxNamespace = 'http://docs.oasis-open.org/odata/ns/edmx';
 const edmNamespace = 'http://docs.oasis-open.org/odata/ns/edm';
@@ -35,10 +36,12 @@ const vocabularyBase = 'https://oasis-tcs.github.io/odata-vocabularies/vocabular
 const core = 'Org.OData.Core.V1';
 const validation = 'Org.OData.Validation.V1';
 const capabilities = 'Org.OData.Capabilities.V1';
+const aggregation = 'Org.OData.Aggregation.V1';
 const vocabularyAliases: Readonly<Record<string, string>> = {
   [core]: 'Core',
   [validation]: 'Validation',
   [capabilities]: 'Capabilities',
+  [aggregation]: 'Aggregation',
 };
 
 /** Fractional-second digits of Edm.DateTimeOffset values (SEMANTICS.md: milliseconds). */
@@ -69,9 +72,18 @@ type AnnotationValue =
   | { readonly kind: 'PropertyPaths'; readonly paths: readonly string[] }
   | {
       readonly kind: 'Record';
-      /** Boolean members, or collections of property paths (`RequiredProperties`). */
-      readonly properties: Readonly<Record<string, boolean | { readonly paths: readonly string[] }>>;
+      /**
+       * Boolean members, collections of property paths (`RequiredProperties`) or of strings (`Transformations`), and
+       * enumeration members (`Rollup`).
+       */
+      readonly properties: Readonly<Record<string, RecordMember>>;
     };
+
+type RecordMember =
+  | boolean
+  | { readonly paths: readonly string[] }
+  | { readonly strings: readonly string[] }
+  | { readonly enumType: string; readonly member: string };
 
 interface Annotation {
   /** Namespace-qualified: `Org.OData.Core.V1.Computed`. */
@@ -172,6 +184,7 @@ interface Plan {
   }[];
   readonly usesValidation: boolean;
   readonly usesCapabilities: boolean;
+  readonly usesAggregation: boolean;
 }
 
 /** An action or a function, as both formats write them. */
@@ -231,7 +244,7 @@ function plan(model: Model): Plan {
       definition.allowedValues !== undefined || definition.minimum !== undefined || definition.maximum !== undefined,
   );
   const usesCapabilities = sets.some((set) => set.annotations.some((a) => a.term.startsWith(`${capabilities}.`)));
-  return { types, operations, sets, usesValidation, usesCapabilities };
+  return { types, operations, sets, usesValidation, usesCapabilities, usesAggregation: sets.length > 0 };
 }
 
 /** What a set does not allow, as the Capabilities vocabulary's restrictions (no annotation: allowed). */
@@ -259,11 +272,21 @@ function setAnnotations(set: EntitySet): Annotation[] {
             paths: set.entityType.concurrency.map((p) => p.name),
           }),
         ];
+  // $apply: every transformation the service answers, no rollup (a hierarchy), every property groupable and
+  // aggregatable (no restrictions listed)
+  const apply = annotation(`${aggregation}.ApplySupported`, {
+    kind: 'Record',
+    properties: {
+      Transformations: { strings: applyTransformations },
+      Rollup: { enumType: `${aggregation}.RollupType`, member: 'None' },
+    },
+  });
   return [
     ...insert,
     ...restriction('UpdateRestrictions', 'Updatable', set.updatable),
     ...restriction('DeleteRestrictions', 'Deletable', set.deletable),
     ...concurrency,
+    apply,
   ];
 }
 
@@ -302,6 +325,7 @@ function references(plan: Plan): { namespace: string; alias: string }[] {
     core,
     ...(plan.usesValidation ? [validation] : []),
     ...(plan.usesCapabilities ? [capabilities] : []),
+    ...(plan.usesAggregation ? [aggregation] : []),
   ];
   return namespaces.map((namespace) => ({ namespace, alias: vocabularyAliases[namespace]! }));
 }
@@ -411,17 +435,17 @@ function xmlAnnotation(annotation: Annotation): XmlElement {
         ...nested,
       ]);
     case 'Record': {
-      const values = Object.entries(value.properties).map(([property, member]) =>
-        typeof member === 'boolean'
-          ? element('PropertyValue', { Property: property, Bool: member })
-          : element('PropertyValue', { Property: property }, [
-              element(
-                'Collection',
-                {},
-                member.paths.map((path) => element('PropertyPath', {}, [], path)),
-              ),
-            ]),
-      );
+      const values = Object.entries(value.properties).map(([property, member]) => {
+        if (typeof member === 'boolean') return element('PropertyValue', { Property: property, Bool: member });
+        if ('enumType' in member) {
+          return element('PropertyValue', { Property: property, EnumMember: `${member.enumType}/${member.member}` });
+        }
+        const items =
+          'paths' in member
+            ? member.paths.map((path) => element('PropertyPath', {}, [], path))
+            : member.strings.map((text) => element('String', {}, [], text));
+        return element('PropertyValue', { Property: property }, [element('Collection', {}, items)]);
+      });
       return element('Annotation', { Term: term }, [element('Record', {}, values), ...nested]);
     }
     default:
@@ -560,7 +584,13 @@ function jsonAnnotationValue(value: AnnotationValue): CsdlJsonValue {
       return Object.fromEntries(
         Object.entries(value.properties).map(([property, member]) => [
           property,
-          typeof member === 'boolean' ? member : member.paths.map((path) => ({ $PropertyPath: path })),
+          typeof member === 'boolean'
+            ? member
+            : 'enumType' in member
+              ? member.member
+              : 'paths' in member
+                ? member.paths.map((path) => ({ $PropertyPath: path }))
+                : [...member.strings],
         ]),
       );
     default:

@@ -1146,13 +1146,13 @@ class ODataParser extends EmbeddedActionsParser {
           `The transformation ${lower} is not supported by this service`,
         );
       }
-      if (!transformations.includes(lower)) {
-        const guess = suggest(lower, transformations);
+      if (!applyTransformations.includes(lower)) {
+        const guess = suggest(lower, applyTransformations);
         this.fail(
           'InvalidSyntax',
           nameToken.startOffset,
           `Unknown transformation '${nameToken.image}'`,
-          guess === undefined ? `expected one of ${transformations.join(', ')}` : `did you mean '${guess}'?`,
+          guess === undefined ? `expected one of ${applyTransformations.join(', ')}` : `did you mean '${guess}'?`,
         );
       }
       currentTransformation = lower;
@@ -1682,8 +1682,11 @@ function optionText(key: string): string {
   return `$${key.toLowerCase()}`;
 }
 
-/** The transformations of $apply this parser reads (Data Aggregation 4.0 CS03 §3). */
-const transformations: readonly string[] = [
+/**
+ * The transformations of $apply this parser reads (Data Aggregation 4.0 CS03 §3), and every store answers: $metadata
+ * lists them (`Aggregation.ApplySupported`).
+ */
+export const applyTransformations: readonly string[] = [
   'aggregate',
   'groupby',
   'filter',

@@ -3,6 +3,7 @@
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
 import { toCsdlJson, toCsdlXml, type CsdlJsonObject, type CsdlJsonValue } from '../../src/model/csdl.js';
+import { applyTransformations } from '../../src/syntax/parser.js';
 import {
   defineEntityType,
   defineModel,
@@ -18,6 +19,11 @@ const edm = 'http://docs.oasis-open.org/odata/ns/edm';
 const core = 'Org.OData.Core.V1';
 const validation = 'Org.OData.Validation.V1';
 const capabilities = 'Org.OData.Capabilities.V1';
+const aggregation = 'Org.OData.Aggregation.V1';
+/** What every entity set says of $apply: the transformations the parser reads, no rollup. */
+const applySupported = {
+  [`${aggregation}.ApplySupported`]: { Transformations: [...applyTransformations], Rollup: 'None' },
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // A small element tree from a strict, namespace-aware parser: any well-formedness error throws.
@@ -28,7 +34,7 @@ interface XmlNode {
   /** Unprefixed attributes by name. */
   readonly attributes: ReadonlyMap<string, string>;
   readonly children: XmlNode[];
-  /** Text content (a PropertyPath), trimmed; empty for elements with children. */
+  /** Text content (a PropertyPath, a String), trimmed; empty for elements with children. */
   text: string;
 }
 
@@ -56,9 +62,13 @@ function parseXml(text: string): XmlNode {
   });
   parser.on('text', (text) => {
     if (text.trim() === '') return;
-    // only a leaf element holds text (a PropertyPath's path)
+    // only a leaf element holds text (a PropertyPath's path, a String of a collection)
     const current = stack.at(-1);
-    if (current === undefined || current.children.length > 0 || current.local !== 'PropertyPath')
+    if (
+      current === undefined ||
+      current.children.length > 0 ||
+      (current.local !== 'PropertyPath' && current.local !== 'String')
+    )
       throw new Error(`Unexpected text ${JSON.stringify(text)}`);
     current.text += text;
   });
@@ -198,6 +208,8 @@ function expected(model: Model): Summary {
         // the ETag's properties (If-Match)
         if (type.concurrency.length > 0)
           restrictions[`${core}.OptimisticConcurrency`] = type.concurrency.map((p) => p.name);
+        // every set answers $apply
+        Object.assign(restrictions, applySupported);
         return [
           name,
           {
@@ -242,7 +254,12 @@ function xmlAnnotations(node: XmlNode, prefix = ''): Annotations {
           attribute(value, 'Property'),
           value.attributes.has('Bool')
             ? attribute(value, 'Bool') === 'true'
-            : children(only(value, 'Collection'), 'PropertyPath').map((path) => path.text.trim()),
+            : value.attributes.has('EnumMember')
+              ? attribute(value, 'EnumMember').split('/')[1]
+              : [
+                  ...children(only(value, 'Collection'), 'PropertyPath'),
+                  ...children(only(value, 'Collection'), 'String'),
+                ].map((item) => item.text.trim()),
         ]),
       );
     } else if (children(only(annotation, 'Collection'), 'PropertyPath').length > 0) {
@@ -447,7 +464,10 @@ function fromJson(document: CsdlJsonObject): Summary {
                       : Object.fromEntries(
                           Object.entries(object(restriction)).map(([name, v]) => [
                             name,
-                            Array.isArray(v) ? v.map((path) => object(path).$PropertyPath) : v,
+                            // (a collection of strings: Transformations)
+                            Array.isArray(v)
+                              ? v.map((item) => (typeof item === 'string' ? item : object(item).$PropertyPath))
+                              : v,
                           ]),
                         ),
                   ]),
@@ -514,6 +534,7 @@ describe('CSDL XML of the service model', () => {
         [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
         // clients send If-Match with an order's ETag, made of its LastModifiedDate
         [`${core}.OptimisticConcurrency`]: ['LastModifiedDate'],
+        ...applySupported,
       },
     });
     expect(Object.keys(sets.WorkOrders!.restrictions)).toEqual([
@@ -521,6 +542,7 @@ describe('CSDL XML of the service model', () => {
       `${capabilities}.UpdateRestrictions`,
       `${capabilities}.DeleteRestrictions`,
       `${core}.OptimisticConcurrency`,
+      `${aggregation}.ApplySupported`,
     ]);
     // readings are recorded (a create must name the meter), never changed or deleted
     expect(sets.MeterReadings!.restrictions).toEqual({
@@ -528,6 +550,7 @@ describe('CSDL XML of the service model', () => {
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
       [`${core}.OptimisticConcurrency`]: ['LastModifiedDate'],
+      ...applySupported,
     });
     expect(sets.PurchaseRequests?.bindings).toEqual({ Lines: 'PRLineItems' });
     expect(sets.BlanketPOs?.bindings).toEqual({ Lines: 'BlanketPOLineItems' });
@@ -860,6 +883,7 @@ describe('CSDL of any model', () => {
 
   it('references the Validation vocabulary only when a property uses it', () => {
     // a set that allows everything, of a type a create needs nothing for, restricts nothing: no Capabilities either
+    // (Aggregation is referenced for every model with sets: each says it answers $apply)
     const Open = defineEntityType({
       name: 'Open',
       key: ['ID'],
@@ -870,9 +894,10 @@ describe('CSDL of any model', () => {
     const includes = children(parseXml(toCsdlXml(model)), 'Reference', edmx).map((reference) =>
       attribute(only(reference, 'Include', edmx), 'Namespace'),
     );
-    expect(includes).toEqual([core]);
+    expect(includes).toEqual([core, aggregation]);
     expect(Object.keys(object(toCsdlJson(model).$Reference))).toEqual([
       'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json',
+      'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.json',
     ]);
   });
 
@@ -887,11 +912,13 @@ describe('CSDL of any model', () => {
       [`${capabilities}.InsertRestrictions`]: { Insertable: false },
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      ...applySupported,
     });
     // an insertable set says what a create must send: the key and Name, neither nullable nor filled in by the service
     expect(restrictions('Notes')).toEqual({
       [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['ID', 'Name'] },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      ...applySupported,
     });
     const json = object(object(toCsdlJson(model).Demo).Container);
     expect(object(json.Notes)[`@${capabilities}.DeleteRestrictions`]).toEqual({ Deletable: false });
