@@ -45,6 +45,7 @@ import {
 } from './batch.js';
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
 import { applyPreparedCount, applyPreparedRead } from './apply-read.js';
+import { computedPreparedRead, selectedComputed, withComputed } from './compute-read.js';
 import { etagMatches, etagOf } from './etag.js';
 import { afterLevels, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
@@ -1043,22 +1044,24 @@ export class ODataService<Context = undefined> implements HttpService {
     // full metadata needs each row's key for its id, and $expand the foreign keys of what it expands: they are read
     // beside the selection, and rows come decoded
     const prepare = (query: BoundQuery): PreparedRead =>
-      expand !== undefined
-        ? defaultPreparedRead(
-            c.store,
-            set,
-            {
-              ...query,
-              select: selectForExpand(
-                query,
-                also.map((p) => p.name),
-              ),
-            },
-            parent,
-          )
-        : full
-          ? defaultPreparedRead(c.store, set, { ...query, select: withKey(type, bound.select, also) }, parent)
-          : prepareRead(c.store, set, query, parent, { also });
+      bound.compute !== undefined
+        ? computedPreparedRead(c.store, set, query, parent, { also })
+        : expand !== undefined
+          ? defaultPreparedRead(
+              c.store,
+              set,
+              {
+                ...query,
+                select: selectForExpand(
+                  query,
+                  also.map((p) => p.name),
+                ),
+              },
+              parent,
+            )
+          : full
+            ? defaultPreparedRead(c.store, set, { ...query, select: withKey(type, bound.select, also) }, parent)
+            : prepareRead(c.store, set, query, parent, { also });
     const read = prepare(page);
     // on the fast path the ETag comes from the concurrency values read beside the selection (the decoded paths
     // write it from the row); odata.metadata=none leaves it out, as all control information but count and next link
@@ -1206,17 +1209,21 @@ export class ODataService<Context = undefined> implements HttpService {
     if (etag !== undefined && noneMatch !== undefined && etagMatches(noneMatch, etag))
       return { status: 304, headers: { etag, 'odata-version': '4.0' } };
     const expanded = query.expand === undefined ? undefined : await this.expansions(c, [row], query.expand);
-    return this.entityResponse(c, format, set, row, 200, query, contextSet, expanded);
+    // $compute: the selected computed properties beside the entity's own
+    const computed = selectedComputed(query);
+    const shown = computed === undefined ? row : withComputed(computed)(row);
+    return this.entityResponse(c, format, set, shown, 200, query, contextSet, expanded);
   }
 
   /** What a single entity's query options ask: `$select` and `$expand` (the others shape collections). */
   private entityQuery(c: Call<Context>, set: StoreCollection): EntityQuery {
     const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
-    const { select, expand, selectNavigation } = validateQuery(options, set.entityType, this.limits);
+    const { select, expand, selectNavigation, compute } = validateQuery(options, set.entityType, this.limits);
     return {
       select,
       ...(expand === undefined ? {} : { expand }),
       ...(selectNavigation === undefined ? {} : { selectNavigation }),
+      ...(compute === undefined ? {} : { compute }),
     };
   }
 
@@ -1878,7 +1885,7 @@ function allow(method: string, methods: readonly string[]): void {
 }
 
 /** What a single entity's answer is written from: the query options that apply to one entity. */
-type EntityQuery = Pick<BoundQuery, 'select' | 'expand' | 'selectNavigation'>;
+type EntityQuery = Pick<BoundQuery, 'select' | 'expand' | 'selectNavigation' | 'compute'>;
 
 /** What a context URL's select list is written from: `select` undefined where every property is selected. */
 type Selection = Pick<BoundQuery, 'expand' | 'selectNavigation'> & { readonly select: readonly Property[] | undefined };

@@ -3,9 +3,10 @@
 // `@alias` values parsed and attached to the alias nodes that use them.
 import { atPosition, collectProblem, combineErrors, errorAt, ODataError } from '../errors.js';
 import { suggest } from '../values/suggest.js';
-import type { ApplyTransformation, ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
+import type { ApplyTransformation, ComputeItem, ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
 import {
   parseApply,
+  parseCompute,
   parseCount,
   parseExpand,
   parseFilter,
@@ -28,6 +29,8 @@ export interface QueryOptions {
   readonly count?: boolean;
   /** `$apply`: the transformations, in order (Data Aggregation 4.0). */
   readonly apply?: readonly ApplyTransformation[];
+  /** `$compute` (4.01): computed properties, `expr as Alias`, that `$select`, `$filter` and `$orderby` may name. */
+  readonly compute?: readonly ComputeItem[];
   /** `$format`, as given (the server decides what it accepts). */
   readonly format?: string;
   /** `$skiptoken`, opaque. */
@@ -49,19 +52,12 @@ const supportedOptions = [
   '$skip',
   '$count',
   '$apply',
+  '$compute',
   '$format',
   '$skiptoken',
 ] as const;
 /** System query options of OData 4.01 that this engine recognizes but does not implement (501). */
-const unsupportedOptions = [
-  '$search',
-  '$compute',
-  '$index',
-  '$levels',
-  '$schemaversion',
-  '$deltatoken',
-  '$id',
-] as const;
+const unsupportedOptions = ['$search', '$index', '$levels', '$schemaversion', '$deltatoken', '$id'] as const;
 
 export type SystemOption = (typeof supportedOptions)[number];
 
@@ -251,6 +247,11 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       case '$apply': {
         const apply = attempt(() => parseApply(text, exprOptions));
         if (apply !== undefined) result.apply = apply;
+        break;
+      }
+      case '$compute': {
+        const compute = attempt(() => parseCompute(text, exprOptions));
+        if (compute !== undefined) result.compute = compute;
         break;
       }
       case '$format':

@@ -386,7 +386,7 @@ export function applyReadsNavigation(steps: readonly BoundApplyStep[]): boolean 
 }
 
 /** Whether an expression reads anything through a navigation (lambdas, counts, single-valued paths). */
-function readsNavigation(expr: BoundExpr): boolean {
+export function readsNavigation(expr: BoundExpr): boolean {
   switch (expr.kind) {
     case 'lambda':
     case 'count':

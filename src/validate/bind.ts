@@ -40,6 +40,7 @@ import type {
   PropertySource,
 } from './bound.js';
 import { bindApply } from './apply.js';
+import { bindCompute, substituteComputed } from './compute.js';
 import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
 import { suggest } from '../values/suggest.js';
 
@@ -1558,10 +1559,19 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
       : collectProblem(problems, () => bindApply(options.apply!, entityType, effective, options.text.$apply));
   if (options.apply !== undefined && apply === undefined) throw combineErrors(problems);
   entityType = apply?.output ?? entityType;
+  // the type the options bind to: with `$compute`, the entity type with the computed properties
+  let optionsType = entityType;
   const attempt = <T>(target: string, run: (binder: Binder) => T): T | undefined =>
     collectProblem(problems, () =>
-      run(new Binder(entityType, effective, target, options.text[target as keyof QueryOptions['text']], subqueries)),
+      run(new Binder(optionsType, effective, target, options.text[target as keyof QueryOptions['text']], subqueries)),
     );
+  const compute =
+    options.compute === undefined
+      ? undefined
+      : attempt('$compute', (b) => bindCompute(options.compute!, entityType, b));
+  if (options.compute !== undefined && compute === undefined) throw combineErrors(problems);
+  optionsType = compute?.type ?? entityType;
+  const computed = new Map((compute?.computed ?? []).map((c) => [c.property, c.expr] as const));
 
   const length = Object.values(options.text).reduce((sum, text) => sum + (text?.length ?? 0), 0);
   if (length > effective.maxQueryLength) {
@@ -1571,12 +1581,20 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     );
   }
 
-  const filter = options.filter === undefined ? undefined : attempt('$filter', (b) => b.filter(options.filter!));
+  // a filter or an order that names a computed property reads its expression
+  const filter =
+    options.filter === undefined
+      ? undefined
+      : attempt('$filter', (b) => substituteComputed(b.filter(options.filter!), computed));
   const orderBy =
-    options.orderBy === undefined ? defaultOrder(entityType) : attempt('$orderby', (b) => b.orderBy(options.orderBy!));
+    options.orderBy === undefined
+      ? defaultOrder(entityType)
+      : attempt('$orderby', (b) =>
+          b.orderBy(options.orderBy!).map((item) => ({ ...item, expr: substituteComputed(item.expr, computed) })),
+        );
   const select =
     options.select === undefined
-      ? { properties: readableProperties(entityType), navigation: [] }
+      ? { properties: readableProperties(optionsType), navigation: [] }
       : attempt('$select', (b) => b.select(options.select!));
   if (apply !== undefined && options.expand !== undefined) {
     problems.push(
@@ -1613,6 +1631,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     count: options.count ?? false,
     ...(expand === undefined || expand.length === 0 ? {} : { expand }),
     ...(apply === undefined ? {} : { apply }),
+    ...(compute === undefined ? {} : { compute: compute.computed }),
   };
 }
 

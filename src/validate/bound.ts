@@ -214,6 +214,18 @@ export interface BoundQuery {
    * from the collection of `apply.input`.
    */
   readonly apply?: BoundApply;
+  /**
+   * `$compute`: the computed properties, each with its expression over the entity's own properties. `select` may
+   * hold them (the service computes them for the rows it writes; the memory backend projects them); a filter or an
+   * order that named one holds its expression instead.
+   */
+  readonly compute?: readonly BoundCompute[];
+}
+
+/** One computed property of `$compute` (`expr as Alias`): the alias as a property of the expression's type. */
+export interface BoundCompute {
+  readonly property: Property;
+  readonly expr: BoundExpr;
 }
 
 /** `$apply` bound (Data Aggregation 4.0): its transformations, each bound to the type the one before it gives. */

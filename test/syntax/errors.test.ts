@@ -272,11 +272,11 @@ const mistakes: readonly Mistake[] = [
   },
   {
     what: 'unsupported system option',
-    query: '$compute=Price mul 2 as Gross',
+    query: '$search=pump',
     code: 'NotImplemented',
-    target: '$compute',
+    target: '$search',
     position: undefined,
-    says: ['$compute', 'not supported'],
+    says: ['$search', 'not supported'],
   },
   {
     what: 'unsupported option nested in $expand',

@@ -1,7 +1,8 @@
 // The memory backend: a bound query compiled once (the filter as generated source, source.ts; everything else as
 // closures, closures.ts), then run over arrays many times: filter, count, order (order.ts), page and project.
 // Semantics: SEMANTICS.md.
-import type { BoundQuery } from '../../validate/bound.js';
+import type { BoundCompute, BoundQuery } from '../../validate/bound.js';
+import { rowFormOf } from '../../values/cast.js';
 import { ClosureCompiler, type RelatedRows } from './closures.js';
 import { BoundedHeap, comparatorOf, sortAll, sortKeysOf } from './order.js';
 import { generatedPredicate } from './source.js';
@@ -46,6 +47,11 @@ export function compileQuery(bound: BoundQuery, options: CompileOptions = {}): C
   const keys = sortKeysOf(bound.orderBy, compiler);
   const compare = comparatorOf(keys);
   const names = bound.select.map((p) => p.name);
+  // `$compute`'s selected properties, computed from the row
+  const computed = computedValues(
+    (bound.compute ?? []).filter((c) => bound.select.includes(c.property)),
+    compiler,
+  );
   const project = (row: Row): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) {
@@ -53,6 +59,7 @@ export function compileQuery(bound: BoundQuery, options: CompileOptions = {}): C
       const value = row[name];
       out[name] = value === undefined ? null : value;
     }
+    if (computed !== undefined) Object.assign(out, computed(row));
     return out;
   };
   const { top, skip = 0, count: wantCount } = bound;
@@ -80,6 +87,23 @@ export function compileQuery(bound: BoundQuery, options: CompileOptions = {}): C
       }
       return { value: page.map(project), rows: page, ...(wantCount ? { count } : {}) };
     },
+  };
+}
+
+/**
+ * The values of computed properties (`$compute`) of a row, in row form as a store's values are (decimals as text,
+ * instants in UTC); undefined for none.
+ */
+export function computedValues(
+  compute: readonly BoundCompute[],
+  compiler: ClosureCompiler = new ClosureCompiler(),
+): ((row: Row) => Record<string, unknown>) | undefined {
+  if (compute.length === 0) return undefined;
+  const read = compute.map((c) => ({ name: c.property.name, type: c.property.type, value: compiler.compile(c.expr) }));
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (const c of read) out[c.name] = rowFormOf(c.value(row), c.type);
+    return out;
   };
 }
 

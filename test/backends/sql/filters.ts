@@ -16,7 +16,7 @@ import {
   edgeStrings,
 } from './fixtures.js';
 
-type T = 'String' | 'Int32' | 'Int64' | 'Decimal' | 'Double' | 'Date' | 'Instant' | 'Guid' | 'Boolean';
+export type T = 'String' | 'Int32' | 'Int64' | 'Decimal' | 'Double' | 'Date' | 'Instant' | 'Guid' | 'Boolean';
 
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const pick = <V>(...values: V[]): fc.Arbitrary<V> => fc.constantFrom(...values);
@@ -42,7 +42,8 @@ const orNull = (arb: fc.Arbitrary<string>): fc.Arbitrary<string> =>
 const op = (a: fc.Arbitrary<string>, operator: fc.Arbitrary<string>, b: fc.Arbitrary<string>): fc.Arbitrary<string> =>
   fc.tuple(a, operator, b).map(([x, o, y]) => `(${x} ${o} ${y})`);
 
-function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<string> {
+/** A value of `type` over Thing (properties, its twin's, literals, operators and functions), `depth` deep at most. */
+export function valueOf(type: Exclude<T, 'Boolean'>, depth: number): fc.Arbitrary<string> {
   const lit = literal[type];
   // a property of the thing itself, or read through its twin (a join; null where it has none)
   const own: Record<Exclude<T, 'Boolean'>, string[]> = {
