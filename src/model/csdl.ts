@@ -285,6 +285,12 @@ function setAnnotations(set: EntitySet): Annotation[] {
     ...insert,
     ...restriction('UpdateRestrictions', 'Updatable', set.updatable),
     ...restriction('DeleteRestrictions', 'Deletable', set.deletable),
+    // $search looks in the properties the model marks searchable: without any, the set offers none
+    ...restriction(
+      'SearchRestrictions',
+      'Searchable',
+      [...set.entityType.properties.values()].some((p) => p.searchable === true),
+    ),
     ...concurrency,
     apply,
   ];

@@ -37,6 +37,8 @@ export interface PropertyDefinition {
   readonly default?: PropertyDefault;
   /** Accepted in request bodies but never returned, selected, filtered or sorted (e.g. uploaded content). */
   readonly writeOnly?: boolean;
+  /** Edm.String: `$search` matches its words (an entity matches a term when one of its searchable properties does). */
+  readonly searchable?: boolean;
   /** A closed vocabulary of allowed string values. */
   readonly allowedValues?: readonly string[];
   /** Inclusive numeric bounds (`exclusiveMinimum` makes the minimum exclusive: Quantity > 0). */
@@ -198,6 +200,9 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
       );
     if (property.managed === 'modified' && property.type !== 'Edm.DateTimeOffset')
       throw definitionError(`${definition.name}.${name}: a managed modification time is an Edm.DateTimeOffset`);
+    if (property.searchable === true && (property.type !== 'Edm.String' || property.writeOnly === true)) {
+      throw definitionError(`${definition.name}.${name}: only a readable Edm.String can be searchable`);
+    }
     if ((property.precision !== undefined || property.scale !== undefined) && property.type !== 'Edm.Decimal') {
       throw definitionError(
         `${definition.name}.${name}: precision and scale apply to Edm.Decimal, not ${property.type}`,

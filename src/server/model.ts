@@ -53,6 +53,8 @@ const instant = (facets: Facets = {}): PropertyDefinition => ({ type: 'Edm.DateT
 const guid = (facets: Facets = {}): PropertyDefinition => ({ type: 'Edm.Guid', ...facets });
 
 const notNull = { nullable: false } as const;
+/** Free text `$search` looks in (its words, case-insensitively). */
+const searchable = { searchable: true } as const;
 /** Set by the server, never sent by a client (sending it is a 400), and always present. */
 const serverSet = { computed: true, nullable: false } as const;
 const priority = { minimum: 1, maximum: 5 } as const;
@@ -107,7 +109,7 @@ export const Account = defineEntityType({
   key: ['Account'],
   properties: {
     Account: string(30, { description: 'Account code, e.g. 5100-200.' }),
-    Description: string(100),
+    Description: string(100, searchable),
     IsActive: boolean(notNull),
   },
 });
@@ -118,7 +120,7 @@ export const Part = defineEntityType({
   concurrency: etag,
   properties: {
     PartID: string(40),
-    Description: string(200, notNull),
+    Description: string(200, { ...notNull, ...searchable }),
     Category: string(40),
     UnitOfMeasure: string(10, { ...notNull, allowedValues: unitsOfMeasure }),
     UnitCost: money(),
@@ -142,7 +144,7 @@ export const PRLineItem = defineEntityType({
     PRNumber: string(20, { description: 'The purchase request this line belongs to; it must exist.' }),
     LineNumber: int32({ default: { generate: 'nextLineNumber' } }),
     PartID: string(40, { description: 'Null for a non-stock item.' }),
-    Description: string(200, notNull),
+    Description: string(200, { ...notNull, ...searchable }),
     Quantity: quantity({ ...notNull, minimum: 0, exclusiveMinimum: true }),
     UnitOfMeasure: string(10, notNull),
     EstimatedUnitCost: money(),
@@ -166,7 +168,7 @@ export const PurchaseRequest = defineEntityType({
   concurrency: etag,
   properties: {
     PRNumber: string(20, { immutable: true, default: { generate: 'sequence', prefix: 'PR-', digits: 6 } }),
-    Description: string(200),
+    Description: string(200, searchable),
     Status: string(20, { ...notNull, allowedValues: purchaseRequestStatuses, default: { value: 'Draft' } }),
     Priority: int32({ ...priority, default: { value: 3 } }),
     RequestedBy: string(40, notNull),
@@ -175,7 +177,7 @@ export const PurchaseRequest = defineEntityType({
     WorkOrderID: string(20),
     Account: string(30),
     SuggestedVendorID: string(20),
-    Notes: string(4000),
+    Notes: string(4000, searchable),
     ...timestamps,
   },
   navigation: {
@@ -191,7 +193,7 @@ export const POLineItem = defineEntityType({
     PONumber: string(20, { description: 'The purchase order this line belongs to; it must exist.' }),
     LineNumber: int32({ default: { generate: 'nextLineNumber' } }),
     PartID: string(40),
-    Description: string(200, notNull),
+    Description: string(200, { ...notNull, ...searchable }),
     QuantityOrdered: quantity({ ...notNull, minimum: 0, exclusiveMinimum: true }),
     QuantityReceived: quantity({ default: { value: 0 } }),
     UnitOfMeasure: string(10, notNull),
@@ -284,7 +286,7 @@ export const PurchaseOrder = defineEntityType({
   properties: {
     PONumber: string(20, { immutable: true, default: { generate: 'sequence', prefix: 'PO-', digits: 6 } }),
     VendorID: string(20, notNull),
-    VendorName: string(100),
+    VendorName: string(100, searchable),
     Status: string(20, { allowedValues: purchaseOrderStatuses, default: { value: 'Draft' } }),
     OrderDate: instant({ default: { generate: 'now' } }),
     ExpectedDeliveryDate: date(),
@@ -297,7 +299,7 @@ export const PurchaseOrder = defineEntityType({
     PRNumber: string(20),
     BlanketPONumber: string(20),
     Account: string(30),
-    Notes: string(4000),
+    Notes: string(4000, searchable),
     ...timestamps,
   },
   navigation: {
@@ -314,7 +316,7 @@ export const BlanketPOLineItem = defineEntityType({
     BlanketPONumber: string(20, { description: 'The blanket purchase order this line belongs to; it must exist.' }),
     LineNumber: int32({ default: { generate: 'nextLineNumber' } }),
     PartID: string(40),
-    Description: string(200, notNull),
+    Description: string(200, { ...notNull, ...searchable }),
     UnitOfMeasure: string(10, notNull),
     UnitPrice: money(notNull),
     MaxQuantity: quantity(),
@@ -335,7 +337,7 @@ export const BlanketPO = defineEntityType({
   properties: {
     BlanketPONumber: string(20, { immutable: true }),
     VendorID: string(20, notNull),
-    Description: string(200),
+    Description: string(200, searchable),
     Status: string(20, { allowedValues: blanketPOStatuses, default: { value: 'Draft' } }),
     StartDate: date(notNull),
     EndDate: date({ description: 'On or after StartDate.' }),
@@ -359,7 +361,7 @@ export const WorkOrderComment = defineEntityType({
   properties: {
     WorkOrderID: string(20, { ...serverSet, description: 'The work order the comment belongs to.' }),
     CommentID: int32({ computed: true, description: 'A per-work-order sequence: 1, 2, 3...' }),
-    Comment: string(4000, { ...notNull, description: 'Not blank.' }),
+    Comment: string(4000, { ...searchable, ...notNull, description: 'Not blank.' }),
     Username: string(40, { ...notNull, description: 'Not blank.' }),
     CreatedDate: createdDate,
   },
@@ -394,7 +396,7 @@ export const WorkOrder = defineEntityType({
   description: "Addressed by its name or identifier: WorkOrders('WO-001017').",
   properties: {
     WorkOrderID: string(20),
-    Description: string(200, notNull),
+    Description: string(200, { ...notNull, ...searchable }),
     Status: string(20, { allowedValues: workOrderStatuses }),
     Priority: int32(priority),
     WorkType: string(20, { allowedValues: workOrderTypes }),

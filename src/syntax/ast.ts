@@ -440,3 +440,12 @@ export type ApplyTransformation =
   | { readonly kind: 'identity'; readonly span: Span };
 
 export type ApplyTransformationKind = ApplyTransformation['kind'];
+
+/**
+ * `$search` (4.01): a word (any run of characters but spaces, parentheses, `"` and `;`), a `"phrase"`, the text of
+ * a value in single quotes (`searchExpr-incomplete`, its words all searched for), NOT, AND and OR.
+ */
+export type SearchExpr =
+  | { readonly kind: 'word' | 'phrase' | 'text'; readonly text: string; readonly span: Span }
+  | { readonly kind: 'not'; readonly operand: SearchExpr; readonly span: Span }
+  | { readonly kind: 'and' | 'or'; readonly left: SearchExpr; readonly right: SearchExpr; readonly span: Span };

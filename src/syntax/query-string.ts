@@ -3,7 +3,8 @@
 // `@alias` values parsed and attached to the alias nodes that use them.
 import { atPosition, collectProblem, combineErrors, errorAt, ODataError } from '../errors.js';
 import { suggest } from '../values/suggest.js';
-import type { ApplyTransformation, ComputeItem, ExpandItem, Expr, OrderByItem, SelectItem } from './ast.js';
+import type { ApplyTransformation, ComputeItem, ExpandItem, Expr, OrderByItem, SearchExpr, SelectItem } from './ast.js';
+import { parseSearch } from './search.js';
 import {
   parseApply,
   parseCompute,
@@ -31,6 +32,8 @@ export interface QueryOptions {
   readonly apply?: readonly ApplyTransformation[];
   /** `$compute` (4.01): computed properties, `expr as Alias`, that `$select`, `$filter` and `$orderby` may name. */
   readonly compute?: readonly ComputeItem[];
+  /** `$search` (4.01): words, phrases, NOT, AND and OR, matched against the properties the model marks searchable. */
+  readonly search?: SearchExpr;
   /** `$format`, as given (the server decides what it accepts). */
   readonly format?: string;
   /** `$skiptoken`, opaque. */
@@ -53,11 +56,12 @@ const supportedOptions = [
   '$count',
   '$apply',
   '$compute',
+  '$search',
   '$format',
   '$skiptoken',
 ] as const;
 /** System query options of OData 4.01 that this engine recognizes but does not implement (501). */
-const unsupportedOptions = ['$search', '$index', '$levels', '$schemaversion', '$deltatoken', '$id'] as const;
+const unsupportedOptions = ['$index', '$levels', '$schemaversion', '$deltatoken', '$id'] as const;
 
 export type SystemOption = (typeof supportedOptions)[number];
 
@@ -252,6 +256,11 @@ export function parseQuery(query: string | URLSearchParams, options: QueryParseO
       case '$compute': {
         const compute = attempt(() => parseCompute(text, exprOptions));
         if (compute !== undefined) result.compute = compute;
+        break;
+      }
+      case '$search': {
+        const search = attempt(() => parseSearch(text, exprOptions));
+        if (search !== undefined) result.search = search;
         break;
       }
       case '$format':

@@ -41,6 +41,7 @@ import type {
 } from './bound.js';
 import { bindApply } from './apply.js';
 import { bindCompute, substituteComputed } from './compute.js';
+import { bindSearch } from './search.js';
 import { describeOverload, functionSignatures, unsupportedFunctions, type Overload } from './signatures.js';
 import { suggest } from '../values/suggest.js';
 
@@ -1596,6 +1597,16 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     options.select === undefined
       ? { properties: readableProperties(optionsType), navigation: [] }
       : attempt('$select', (b) => b.select(options.select!));
+  const search =
+    options.search === undefined
+      ? undefined
+      : apply !== undefined
+        ? collectProblem(problems, () => {
+            throw new ODataError('NotImplemented', '$search together with $apply is not supported yet', {
+              target: '$search',
+            });
+          })
+        : collectProblem(problems, () => bindSearch(options.search!, entityType));
   if (apply !== undefined && options.expand !== undefined) {
     problems.push(
       new ODataError('NotImplemented', '$expand together with $apply is not supported yet', { target: '$expand' }),
@@ -1632,6 +1643,7 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
     ...(expand === undefined || expand.length === 0 ? {} : { expand }),
     ...(apply === undefined ? {} : { apply }),
     ...(compute === undefined ? {} : { compute: compute.computed }),
+    ...(search === undefined ? {} : { search }),
   };
 }
 

@@ -220,7 +220,24 @@ export interface BoundQuery {
    * order that named one holds its expression instead.
    */
   readonly compute?: readonly BoundCompute[];
+  /** `$search`: kept are the entities it matches, beside the filter. */
+  readonly search?: BoundSearch;
 }
+
+/** `$search` bound: its terms as lower-cased words, and the searchable properties each term is looked for in. */
+export interface BoundSearch {
+  readonly properties: readonly Property[];
+  readonly expr: BoundSearchExpr;
+}
+
+/**
+ * A term (a word or a phrase: its words, consecutive, in one property of the entity), NOT, AND or OR. Every node is
+ * true or false, never unknown: an entity whose properties are null matches no term.
+ */
+export type BoundSearchExpr =
+  | { readonly kind: 'words'; readonly words: readonly string[] }
+  | { readonly kind: 'not'; readonly operand: BoundSearchExpr }
+  | { readonly kind: 'and' | 'or'; readonly left: BoundSearchExpr; readonly right: BoundSearchExpr };
 
 /** One computed property of `$compute` (`expr as Alias`): the alias as a property of the expression's type. */
 export interface BoundCompute {

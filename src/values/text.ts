@@ -280,3 +280,33 @@ export function patternMatcher(pattern: string): Matcher | undefined {
   }
   return matcher;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// $search: words, compared case-insensitively (docs/query-language.md "$search"). A word is a run of characters other
+// than White_Space and the ASCII characters that are not letters or digits, so that `brand-new` is the words `brand`
+// `new`, `O'Neil` is `o` `neil`, and every non-ASCII letter, digit or sign outside White_Space belongs to a word. The
+// SQL dialects write the same separators as a regular-expression class (searchSeparators).
+
+/** The characters between words, as a regular-expression character class body (`\x{..}` escapes, PCRE form). */
+export const SEARCH_SEPARATORS_CLASS =
+  '\\x{0}-\\x{2f}\\x{3a}-\\x{40}\\x{5b}-\\x{60}\\x{7b}-\\x{7f}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}';
+const searchSeparators = new RegExp(
+  `[${SEARCH_SEPARATORS_CLASS.replace(/\\x\{([0-9a-f]+)\}/g, (_, hex: string) => `\\u{${hex}}`)}]+`,
+  'gu',
+);
+
+/**
+ * A text as `$search` reads it: lower-cased (simple case mapping, as `tolower`), each run of separators one space, a
+ * space before and after (`' brand new pump '`; two where the text starts or ends with separators), so that a term's
+ * words are found in it as `' brand new '`. The SQL dialects compute the same text.
+ */
+export function searchText(s: string): string {
+  return ` ${toLowerSimple(s).replace(searchSeparators, ' ')} `;
+}
+
+/** The words of a search term, lower-cased as searchText makes them (none for a term without letters or digits). */
+export function searchWords(term: string): string[] {
+  return searchText(term)
+    .split(' ')
+    .filter((word) => word.length > 0);
+}

@@ -205,6 +205,8 @@ function expected(model: Model): Summary {
           restrictions[`${capabilities}.InsertRestrictions`] = { RequiredProperties: required };
         if (!set.updatable) restrictions[`${capabilities}.UpdateRestrictions`] = { Updatable: false };
         if (!set.deletable) restrictions[`${capabilities}.DeleteRestrictions`] = { Deletable: false };
+        if (![...type.properties.values()].some((p) => p.searchable === true))
+          restrictions[`${capabilities}.SearchRestrictions`] = { Searchable: false };
         // the ETag's properties (If-Match)
         if (type.concurrency.length > 0)
           restrictions[`${core}.OptimisticConcurrency`] = type.concurrency.map((p) => p.name);
@@ -549,6 +551,8 @@ describe('CSDL XML of the service model', () => {
       [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['MeterID'] },
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      // nothing of a reading is free text
+      [`${capabilities}.SearchRestrictions`]: { Searchable: false },
       [`${core}.OptimisticConcurrency`]: ['LastModifiedDate'],
       ...applySupported,
     });
@@ -887,7 +891,10 @@ describe('CSDL of any model', () => {
     const Open = defineEntityType({
       name: 'Open',
       key: ['ID'],
-      properties: { ID: { type: 'Edm.Guid', default: { generate: 'uuid' } }, Note: { type: 'Edm.String' } },
+      properties: {
+        ID: { type: 'Edm.Guid', default: { generate: 'uuid' } },
+        Note: { type: 'Edm.String', searchable: true },
+      },
     });
     const writable = { type: Open, insertable: true, updatable: true, deletable: true };
     const model = defineModel({ namespace: 'Demo', entitySets: { Things: writable } });
@@ -912,12 +919,15 @@ describe('CSDL of any model', () => {
       [`${capabilities}.InsertRestrictions`]: { Insertable: false },
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      // no property is searchable: no $search
+      [`${capabilities}.SearchRestrictions`]: { Searchable: false },
       ...applySupported,
     });
     // an insertable set says what a create must send: the key and Name, neither nullable nor filled in by the service
     expect(restrictions('Notes')).toEqual({
       [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['ID', 'Name'] },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
+      [`${capabilities}.SearchRestrictions`]: { Searchable: false },
       ...applySupported,
     });
     const json = object(object(toCsdlJson(model).Demo).Container);

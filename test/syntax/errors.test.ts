@@ -272,11 +272,11 @@ const mistakes: readonly Mistake[] = [
   },
   {
     what: 'unsupported system option',
-    query: '$search=pump',
+    query: '$index=3',
     code: 'NotImplemented',
-    target: '$search',
+    target: '$index',
     position: undefined,
-    says: ['$search', 'not supported'],
+    says: ['$index', 'not supported'],
   },
   {
     what: 'unsupported option nested in $expand',

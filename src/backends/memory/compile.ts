@@ -5,6 +5,7 @@ import type { BoundCompute, BoundQuery } from '../../validate/bound.js';
 import { rowFormOf } from '../../values/cast.js';
 import { ClosureCompiler, type RelatedRows } from './closures.js';
 import { BoundedHeap, comparatorOf, sortAll, sortKeysOf } from './order.js';
+import { searchPredicate } from './search.js';
 import { generatedPredicate } from './source.js';
 import type { Row } from './working-values.js';
 
@@ -43,7 +44,15 @@ export interface CompiledQuery {
 /** Compiles a bound query once; the result runs over any number of row arrays. */
 export function compileQuery(bound: BoundQuery, options: CompileOptions = {}): CompiledQuery {
   const compiler = new ClosureCompiler(options.related);
-  const matches = bound.filter === undefined ? () => true : generatedPredicate(bound.filter, compiler);
+  const filtered = bound.filter === undefined ? undefined : generatedPredicate(bound.filter, compiler);
+  // $search beside the filter: both must hold
+  const searched = bound.search === undefined ? undefined : searchPredicate(bound.search);
+  const matches =
+    searched === undefined
+      ? (filtered ?? (() => true))
+      : filtered === undefined
+        ? searched
+        : (row: Row) => filtered(row) && searched(row);
   const keys = sortKeysOf(bound.orderBy, compiler);
   const compare = comparatorOf(keys);
   const names = bound.select.map((p) => p.name);

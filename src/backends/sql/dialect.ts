@@ -58,6 +58,11 @@ export interface Dialect {
   length(s: Sql): Sql;
   /** 1-based position of `t` in `s`, 0 when absent. */
   position(s: Sql, t: Sql): Sql;
+  /**
+   * `$search`'s text of a string (searchText in src/values/text.ts): lower-cased as `lower`, each run of separators
+   * one space, a space before and after; `param` makes a string parameter (the separators' pattern).
+   */
+  searchText(s: Sql, param: (value: string) => Sql): Sql;
   /** `s` from the 0-based `start`, `count` characters (or to the end). Both are non-negative integers. */
   substring(s: Sql, start: Sql, count?: Sql): Sql;
   concat(a: Sql, b: Sql): Sql;

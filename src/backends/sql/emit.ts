@@ -9,7 +9,7 @@ import type { EdmPrimitiveType } from '../../values/edm.js';
 import { isIntegral, isNumeric } from '../../values/edm.js';
 import type { EntityType, NavigationProperty, Property } from '../../model/schema.js';
 import { errorAt, ODataError } from '../../errors.js';
-import type { BoundExpr, BoundQuery, PropertySource } from '../../validate/bound.js';
+import type { BoundExpr, BoundQuery, BoundSearch, BoundSearchExpr, PropertySource } from '../../validate/bound.js';
 import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
 import type { Dialect, EncodedLiteral, ScaledDecimals, SqlDialectName, SqlParam, Sql } from './dialect.js';
@@ -165,6 +165,13 @@ export class SqlEmitter {
       ...this.conditions(this.root, this.options.parent),
       ...(also === undefined ? [] : [also]),
     ];
+    // $search: ANDed with the filter, inside the scope as the filter is
+    if (bound.search !== undefined) {
+      const search = this.search(bound.search);
+      if (bound.filter === undefined) return [...parts, `(${search})`].join(' AND ');
+      const filter = this.boolean(bound.filter, 'where');
+      return [...parts, `(${filter})`, `(${search})`].join(' AND ');
+    }
     if (bound.filter === undefined) return parts.length === 0 ? this.dialect.true : parts.join(' AND ');
     const filter = this.boolean(bound.filter, 'where');
     // the scope is ANDed with the whole filter, parenthesized, so no `or` in it can reach other scopes' rows
@@ -332,6 +339,30 @@ export class SqlEmitter {
   count(bound: BoundQuery): Sql {
     const where = this.where(bound);
     return `SELECT COUNT(*) AS ${this.dialect.quoteIdentifier('count')} FROM ${this.from(this.root)} WHERE ${where}`;
+  }
+
+  /**
+   * `$search` as a condition: a term is found when its words, space-separated between spaces, stand in the search text
+   * of one of the properties (Dialect.searchText), never null; NOT, AND and OR as written. A scan: no index serves it.
+   */
+  private search(search: BoundSearch): Sql {
+    const d = this.dialect;
+    const pattern = (value: string): Sql => this.param(value, 'Edm.String');
+    const texts = search.properties.map((p) => d.searchText(this.column(this.root, p), pattern));
+    const walk = (e: BoundSearchExpr): Sql => {
+      switch (e.kind) {
+        case 'words': {
+          const needle = this.param(` ${e.words.join(' ')} `, 'Edm.String');
+          return `(${texts.map((text) => `COALESCE(${d.position(text, needle)} > 0, ${d.false})`).join(' OR ')})`;
+        }
+        case 'not':
+          return `(NOT ${walk(e.operand)})`;
+        case 'and':
+        case 'or':
+          return `(${walk(e.left)} ${e.kind === 'and' ? 'AND' : 'OR'} ${walk(e.right)})`;
+      }
+    };
+    return walk(search.expr);
   }
 
   /** Whether the statement so far reads through single-valued navigations (then `where` alone is not enough). */

@@ -4,6 +4,7 @@ import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CL
 import type { EdmPrimitiveType } from '../../../values/edm.js';
 import type { Dialect, NumericOperator, Sql } from '../dialect.js';
 import { toMysqlRegex } from '../../../values/regex.js';
+import { SEARCH_SEPARATORS_CLASS } from '../../../values/text.js';
 import { quoteTable, sharedStatements } from '../statements.js';
 import { mysqlStorage } from './storage.js';
 
@@ -147,6 +148,8 @@ export const mysqlDialect: Dialect = {
   ordinal,
   length: (s) => `CHAR_LENGTH(${s})`,
   position: (s, t) => `LOCATE(${ordinal(t)}, ${s})`,
+  searchText: (s, param) =>
+    `CONCAT(' ', REGEXP_REPLACE(LOWER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY}, ${param(`[${SEARCH_SEPARATORS_CLASS}]+`)}, ' '), ' ')`,
   substring: (s, start, count) =>
     count === undefined ? `SUBSTRING(${s}, ${start} + 1)` : `SUBSTRING(${s}, ${start} + 1, ${count})`,
   concat: (a, b) => `CONCAT(${a}, ${b})`,

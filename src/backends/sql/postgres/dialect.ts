@@ -12,8 +12,18 @@ import {
 } from '../common.js';
 import type { Dialect, Sql } from '../dialect.js';
 import { toPostgresRegex } from '../../../values/regex.js';
+import { SEARCH_SEPARATORS_CLASS } from '../../../values/text.js';
 import { quoteTable, sharedStatements } from '../statements.js';
 import { postgresStorage } from './storage.js';
+
+/**
+ * searchText's separators as \\uXXXX escapes, which PostgreSQL's regular expressions read inside brackets (from U+0001:
+ * its text holds no U+0000).
+ */
+const POSTGRES_SEARCH_SEPARATORS = SEARCH_SEPARATORS_CLASS.replace('\\x{0}-', '\\x{1}-').replace(
+  /\\x\{([0-9a-f]+)\}/g,
+  (_, hex: string) => `\\u${hex.padStart(4, '0')}`,
+);
 
 const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
   'Edm.String': 'text',
@@ -92,6 +102,8 @@ export const postgresDialect: Dialect = {
   ordinal: (a) => `(${a} COLLATE "C")`,
   length: (s) => `char_length(${s})`,
   position: (s, t) => `strpos(${s}, ${t})`,
+  searchText: (s, param) =>
+    `(' ' || regexp_replace((lower(${s} COLLATE "C.utf8") COLLATE "C"), ${param(`[${POSTGRES_SEARCH_SEPARATORS}]+`)}, ' ', 'g') || ' ')`,
   // substr takes int4: clamp (a start beyond any text gives '' either way) so that `+ 1` cannot overflow. CASE,
   // not LEAST: PostgreSQL's LEAST skips a null argument, and a null start must stay null.
   substring: (s, start, count) => {

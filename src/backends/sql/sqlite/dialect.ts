@@ -63,6 +63,7 @@ export const sqliteDialect: Dialect = {
   ordinal: (a) => `(${a} COLLATE BINARY)`,
   length: (s) => fn('length', s),
   position: (s, t) => fn('instr', s, t),
+  searchText: (s) => fn('odata_search_text', s),
   substring: (s, start, count) =>
     count === undefined ? fn('substr', s, `(${start} + 1)`) : fn('substr', s, `(${start} + 1)`, count),
   concat: (a, b) => `(${a} || ${b})`,

@@ -11,7 +11,7 @@ import {
   roundDecimal,
   type Decimal,
 } from '../../../values/decimal.js';
-import { patternMatcher, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../../../values/text.js';
+import { patternMatcher, searchText, toLowerSimple, toUpperSimple, trimWhiteSpace } from '../../../values/text.js';
 import {
   INT32_MAX,
   INT32_MIN,
@@ -133,6 +133,7 @@ export function registerSqliteFunctions(db: SqliteFunctionHost): void {
 
   // text
   define('odata_lower', (s) => (typeof s === 'string' ? toLowerSimple(s) : null));
+  define('odata_search_text', (s) => (typeof s === 'string' ? searchText(s) : null));
   define('odata_upper', (s) => (typeof s === 'string' ? toUpperSimple(s) : null));
   define('odata_trim', (s) => (typeof s === 'string' ? trimWhiteSpace(s) : null));
   // the memory backend's linear-time matcher (patternMatcher caches it): null for a pattern that is not valid or
