@@ -47,12 +47,14 @@ const computed = pick(
 
 const groupingKeys = ['S', 'T', 'B', 'I', 'L', 'D', 'F', 'Day', 'At', 'G'] as const;
 
-/** `expr with method as alias`: every method over every type it takes (no double sums or averages). */
+/** `expr with method as alias`: every method over every type it takes (no double sums or averages; Id, never null, reads COUNT(*) for its average). */
 const aggregateItem = (alias: string): fc.Arbitrary<string> =>
   fc.oneof(
     { arbitrary: fc.constant(`$count as ${alias}`), weight: 2 },
     {
-      arbitrary: fc.tuple(pick('I', 'L', 'D'), pick('sum', 'average')).map(([p, m]) => `${p} with ${m} as ${alias}`),
+      arbitrary: fc
+        .tuple(pick('I', 'L', 'D', 'Id'), pick('sum', 'average'))
+        .map(([p, m]) => `${p} with ${m} as ${alias}`),
       weight: 4,
     },
     {

@@ -41,8 +41,8 @@ export function isSumOverflow(error: unknown): boolean {
 /** One aggregate as the statement reads it, and how its columns make the alias's value. */
 interface Planned {
   readonly aggregate: BoundAggregate;
-  /** The columns it reads (an average: the sum and the count of values). */
-  readonly columns: readonly GroupedAggregate[];
+  /** The positions among the aggregated columns of those it reads (an average: the sum and the count of values). */
+  readonly columns: readonly number[];
 }
 
 /**
@@ -98,11 +98,32 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     if (!stored(expr)) return undefined;
     keyExprs.push(expr);
   }
+  // each aggregated column once, however many aggregates read it (a sum and an average of one property share the
+  // SUM; COUNT of a property that cannot be null is COUNT(*))
+  const columns: GroupedAggregate[] = [];
+  const columnAt = new Map<string, number>();
+  const column = (aggregate: GroupedAggregate): number => {
+    const { expr } = aggregate;
+    const counted =
+      aggregate.method === 'count' &&
+      expr?.kind === 'property' &&
+      expr.source.kind === 'root' &&
+      !expr.property.nullable;
+    const shared: GroupedAggregate = counted ? { method: '$count' } : aggregate;
+    const key =
+      shared.expr === undefined ? shared.method : `${shared.method} ${JSON.stringify(sourcePath(shared.expr))}`;
+    let at = columnAt.get(key);
+    if (at === undefined) {
+      columnAt.set(key, (at = columns.length));
+      columns.push(shared);
+    }
+    return at;
+  };
   const planned: Planned[] = [];
   for (const aggregate of aggregates) {
     const { expr } = aggregate;
     if (aggregate.method === '$count' || expr === undefined) {
-      planned.push({ aggregate, columns: [{ method: '$count' }] });
+      planned.push({ aggregate, columns: [column({ method: '$count' })] });
       continue;
     }
     // a property of the input (a computed alias's value in SQL need not be its stored form)
@@ -111,13 +132,10 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     switch (aggregate.method) {
       case 'sum':
       case 'average': {
-        const sum: GroupedAggregate = {
-          method: 'sum',
-          expr,
-        };
+        const sum = column({ method: 'sum', expr });
         planned.push({
           aggregate,
-          columns: aggregate.method === 'sum' ? [sum] : [sum, { method: 'count', expr }],
+          columns: aggregate.method === 'sum' ? [sum] : [sum, column({ method: 'count', expr })],
         });
         break;
       }
@@ -125,14 +143,13 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
       case 'max':
         // (PostgreSQL has no min or max of booleans or uuids)
         if (type === 'Edm.Boolean' || type === 'Edm.Guid') return undefined;
-        planned.push({ aggregate, columns: [{ method: aggregate.method, expr }] });
+        planned.push({ aggregate, columns: [column({ method: aggregate.method, expr })] });
         break;
       case 'countdistinct':
-        planned.push({ aggregate, columns: [{ method: 'countdistinct', expr }] });
+        planned.push({ aggregate, columns: [column({ method: 'countdistinct', expr })] });
         break;
     }
   }
-  const columns = planned.flatMap((p) => p.columns);
   const input: BoundQuery = {
     entityType: apply.input,
     ...(filter === undefined ? {} : { filter }),
@@ -171,18 +188,21 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     const read = reader(type);
     return (raw: unknown): unknown => rowFormOf(read(dialect.storage.decode(property, raw)), type);
   });
-  const decodeAggregate = planned.map(({ aggregate }) => {
+  const decodeAggregate = planned.map(({ aggregate, columns: read }) => {
+    // the columns it reads, among the keys' and the aggregates'
+    const at = keys.length + read[0]!;
+    const countAt = keys.length + (read[1] ?? read[0]!);
     const out = aggregate.property;
     const expr = aggregate.expr;
     const source = expr?.kind === 'property' ? expr.property : undefined;
     switch (aggregate.method) {
       case '$count':
       case 'countdistinct':
-        return (raw: readonly unknown[], at: number): unknown => String(Number(raw[at]));
+        return (raw: readonly unknown[]): unknown => String(Number(raw[at]));
       case 'min':
       case 'max': {
         const value = reader(out.type);
-        return (raw: readonly unknown[], at: number): unknown =>
+        return (raw: readonly unknown[]): unknown =>
           rowFormOf(value(dialect.storage.decode(source!, raw[at])), out.type);
       }
       case 'sum':
@@ -190,15 +210,15 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
         const sum = sumReader(expr!.type as EdmPrimitiveType, source!, dialect.storage.decode);
         // a decimal, Int64 or Int32's sum in row form: its canonical text
         if (aggregate.method === 'sum') {
-          return (raw: readonly unknown[], at: number): unknown => {
+          return (raw: readonly unknown[]): unknown => {
             const total = sum(raw[at]);
             return total === null || typeof total === 'number' ? total : decimalToString(total);
           };
         }
-        return (raw: readonly unknown[], at: number): unknown => {
+        return (raw: readonly unknown[]): unknown => {
           const total = sum(raw[at]);
           if (total === null) return null;
-          const count = Number(raw[at + 1]);
+          const count = Number(raw[countAt]);
           // as the memory backend: a double's mean in double arithmetic, any other the exact quotient at 20 places
           if (typeof total === 'number') return total / count;
           return decimalToString(divDecimal(total, decimalFromBigInt(BigInt(count)))!);
@@ -206,7 +226,6 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
       }
     }
   });
-  const widths = planned.map((p) => p.columns.length);
   return {
     statement,
     columns: [...keys.map((_, i) => `k${i}`), ...columns.map((_, i) => `a${i}`)],
@@ -214,15 +233,20 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     decode: (raw) => {
       const row: Record<string, unknown> = {};
       keys.forEach((key, i) => (row[key.name] = decodeKey[i]!(raw[i])));
-      let column = keys.length;
-      planned.forEach(({ aggregate }, i) => {
-        row[aggregate.property.name] = decodeAggregate[i]!(raw, column);
-        column += widths[i]!;
-      });
+      planned.forEach(({ aggregate }, i) => (row[aggregate.property.name] = decodeAggregate[i]!(raw)));
       return row;
     },
     rest: { input: grouping.output, steps: steps.slice(at + 1), output: apply.output },
   };
+}
+
+/** Where an aggregated property is read from: the same path reads the same column. */
+function sourcePath(expr: BoundExpr): unknown {
+  if (expr.kind !== 'property') return expr.kind;
+  const path: string[] = [expr.property.name];
+  for (let source = expr.source; source.kind === 'navigation'; source = source.from)
+    path.unshift(source.navigation.name);
+  return path;
 }
 
 /** Whether a sum of this value is a sum of integers to the database (integers, or decimals kept scaled). */
