@@ -18,6 +18,7 @@ const benchFiles: readonly BenchFile[] = [
   { name: 'expand', load: () => import('./expand.bench.js') },
   { name: 'load', load: () => import('./load.bench.js') },
   { name: 'paging', load: () => import('./paging.bench.js') },
+  { name: 'apply', load: () => import('./apply.bench.js') },
 ];
 
 const wanted = process.argv.slice(2);
