@@ -1215,9 +1215,16 @@ export class ODataService<Context = undefined> implements HttpService {
     return this.entityResponse(c, format, set, shown, 200, query, contextSet, expanded);
   }
 
-  /** What a single entity's query options ask: `$select` and `$expand` (the others shape collections). */
+  /** What a single entity's query options ask: `$select`, `$expand` and `$compute` (the others shape collections). */
   private entityQuery(c: Call<Context>, set: StoreCollection): EntityQuery {
-    const { filter: _filter, orderBy: _orderBy, top: _top, skip: _skip, ...options } = parseQuery(c.rawQuery);
+    const {
+      filter: _filter,
+      orderBy: _orderBy,
+      top: _top,
+      skip: _skip,
+      search: _search,
+      ...options
+    } = parseQuery(c.rawQuery);
     const { select, expand, selectNavigation, compute } = validateQuery(options, set.entityType, this.limits);
     return {
       select,
