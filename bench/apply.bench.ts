@@ -23,7 +23,6 @@
 //    request at a time: the median latency of APPLY_BENCH_SINGLE requests (default 20).
 // Results are printed and written as markdown to bench/results/apply.md. For a quick check:
 // `APPLY_BENCH_ORDERS=2000 APPLY_BENCH_SECONDS=2 APPLY_BENCH_ROUNDS=1 npm run bench -- apply`.
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +32,7 @@ import autocannon from 'autocannon';
 
 import type { ApplyServerConfig } from './apply/server.js';
 import { generate } from './expand.bench.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 import { describeMachine, formatInt, formatSig, markdownTable, positiveNumber, writeResults } from './util.js';
 
 type ServerModule = typeof import('../src/server/index.js');
@@ -99,43 +99,10 @@ export function applyLines(orders: number): { orders: Row[]; lines: Row[] } {
 
 // ── Servers ─────────────────────────────────────────────────────────────────
 
-interface Child {
-  readonly kind: Kind;
-  readonly process: ChildProcess;
-  readonly origin: string;
-  readonly label: string;
-  cpu(): Promise<{ cpuUs: number; finished: number }>;
-}
+type Child = ServerProcess<Kind>;
 
-async function startChild(config: ApplyServerConfig): Promise<Child> {
-  const child = fork(SERVER_SCRIPT, [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, APPLY_BENCH_SERVER: JSON.stringify(config), NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ready = await new Promise<{ port: number; label: string }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { port: number; label: string }));
-    child.once('exit', (code) => reject(new Error(`the ${config.kind} server exited with ${code}`)));
-  });
-  let next = 0;
-  return {
-    kind: config.kind,
-    process: child,
-    origin: `http://127.0.0.1:${ready.port}`,
-    label: ready.label,
-    cpu: () =>
-      new Promise((resolve) => {
-        const id = next++;
-        const listen = (m: { id?: number; cpuUs: number; finished: number }): void => {
-          if (m.id !== id) return;
-          child.off('message', listen);
-          resolve(m);
-        };
-        child.on('message', listen);
-        child.send({ id, op: 'cpu' });
-      }),
-  };
-}
+const startChild = (config: ApplyServerConfig): Promise<Child> =>
+  startServerProcess(SERVER_SCRIPT, 'APPLY_BENCH_SERVER', config);
 
 // ── Requests and answers ────────────────────────────────────────────────────
 

@@ -15,7 +15,6 @@
 //    server's CPU time per request (process.cpuUsage() of its process, read over IPC). Then one request at a time:
 //    the median latency of EXPAND_BENCH_SINGLE requests (default 300).
 // Results are printed and written as markdown to bench/results/expand.md.
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 import type { ExpandServerConfig } from './expand/server.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 import { describeMachine, formatInt, formatSig, markdownTable, positiveNumber, writeResults } from './util.js';
 
 type ServerModule = typeof import('../src/server/index.js');
@@ -105,43 +105,10 @@ export function generate(orders: number): { orders: Row[]; lines: Row[] } {
 
 // ── Servers ─────────────────────────────────────────────────────────────────
 
-interface Child {
-  readonly kind: Kind;
-  readonly process: ChildProcess;
-  readonly origin: string;
-  readonly label: string;
-  cpu(): Promise<{ cpuUs: number; finished: number }>;
-}
+type Child = ServerProcess<Kind>;
 
-async function startChild(config: ExpandServerConfig): Promise<Child> {
-  const child = fork(SERVER_SCRIPT, [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, EXPAND_BENCH_SERVER: JSON.stringify(config), NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ready = await new Promise<{ port: number; label: string }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { port: number; label: string }));
-    child.once('exit', (code) => reject(new Error(`the ${config.kind} server exited with ${code}`)));
-  });
-  let next = 0;
-  return {
-    kind: config.kind,
-    process: child,
-    origin: `http://127.0.0.1:${ready.port}`,
-    label: ready.label,
-    cpu: () =>
-      new Promise((resolve) => {
-        const id = next++;
-        const listen = (m: { id?: number; cpuUs: number; finished: number }): void => {
-          if (m.id !== id) return;
-          child.off('message', listen);
-          resolve(m);
-        };
-        child.on('message', listen);
-        child.send({ id, op: 'cpu' });
-      }),
-  };
-}
+const startChild = (config: ExpandServerConfig): Promise<Child> =>
+  startServerProcess(SERVER_SCRIPT, 'EXPAND_BENCH_SERVER', config);
 
 // ── Requests ────────────────────────────────────────────────────────────────
 

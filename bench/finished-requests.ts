@@ -1,7 +1,8 @@
-// What a benchmark's server process (bench/http/server.ts, bench/expand/server.ts) tells its parent about the
+// What a benchmark's server process (bench/http/server.ts, bench/expand/server.ts, bench/apply/server.ts) tells its parent about the
 // requests it served: how many it began and finished, and its CPU time once every one begun is finished, so that a
 // run's CPU per request counts the work of all its requests and no other.
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 let received = 0;
 let finished = 0;
@@ -25,4 +26,19 @@ export async function cpuWhenFinished(): Promise<{
   while (finished < received && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
   const used = process.cpuUsage();
   return { userUs: used.user, systemUs: used.system, received, finished };
+}
+
+/**
+ * The child's side of bench/server-process.ts: answers the parent's CPU questions (cpuWhenFinished), exits when the
+ * parent goes, and tells it the server's port and label.
+ */
+export function answerParent(server: Server, label: string): void {
+  process.on('message', (message: { id: number; op: 'cpu' }) => {
+    void (async () => {
+      const { userUs, systemUs, finished: done } = await cpuWhenFinished();
+      process.send!({ id: message.id, cpuUs: userUs + systemUs, finished: done });
+    })();
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send!({ op: 'ready', port: (server.address() as AddressInfo).port, label });
 }

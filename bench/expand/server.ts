@@ -4,13 +4,12 @@
 // listens on 127.0.0.1, port 0, says `ready` with its port, and answers `cpu` over IPC.
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 
 import { startCap as startCapModel } from '../cap/start.js';
-import { cpuWhenFinished, track } from '../finished-requests.js';
+import { answerParent, track } from '../finished-requests.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
 type Row = Record<string, unknown>;
@@ -128,11 +127,4 @@ const started =
       ? await startBare(config)
       : await startCap(config);
 
-process.on('message', (message: { id: number; op: 'cpu' }) => {
-  void (async () => {
-    const { userUs, systemUs, finished } = await cpuWhenFinished();
-    process.send!({ id: message.id, cpuUs: userUs + systemUs, finished });
-  })();
-});
-process.on('disconnect', () => process.exit(0));
-process.send({ op: 'ready', port: (started.server.address() as AddressInfo).port, label: started.label });
+answerParent(started.server, started.label);
