@@ -29,6 +29,7 @@ import {
   type PropertyDefinition,
 } from './schema.js';
 import { applyTransformations } from '../syntax/parser.js';
+import { aggregateResultType } from '../values/edm.js';
 
 const edmxNamespace = 'http://docs.oasis-open.org/odata/ns/edmx';
 const edmNamespace = 'http://docs.oasis-open.org/odata/ns/edm';
@@ -296,6 +297,14 @@ function setAnnotations(set: EntitySet): Annotation[] {
   ];
 }
 
+/** An entity type's custom aggregates (`aggregate(Name)` in `$apply`) and the EDM type each gives. */
+function customAggregates(type: EntityType): { name: string; resultType: string }[] {
+  return [...(type.aggregates ?? new Map())].map(([name, { property, method }]) => ({
+    name,
+    resultType: aggregateResultType(method, property.type)!.type,
+  }));
+}
+
 /** A single-valued navigation finds no row when a property of its foreign key is null. */
 function navigationNullable(type: EntityType, nav: NavigationProperty): boolean {
   return Object.keys(nav.foreignKey).some((name) => type.properties.get(name)?.nullable !== false);
@@ -492,7 +501,11 @@ function xmlEntityType(namespace: string, type: EntityType): XmlElement {
     type.description === undefined
       ? []
       : [xmlAnnotation(annotation(`${core}.Description`, { kind: 'String', value: type.description }))];
-  return element('EntityType', { Name: type.name }, [key, ...properties, ...navigation, ...description]);
+  // each custom aggregate by its name (the qualifier), with the type of its result
+  const aggregates = customAggregates(type).map(({ name, resultType }) =>
+    element('Annotation', { Term: `${aggregation}.CustomAggregate`, Qualifier: name, String: resultType }),
+  );
+  return element('EntityType', { Name: type.name }, [key, ...properties, ...navigation, ...description, ...aggregates]);
 }
 
 function xmlOperation(model: Model, { kind, definition: operation }: Operation): XmlElement {
@@ -634,6 +647,8 @@ function jsonEntityType(namespace: string, type: EntityType): CsdlJsonObject {
     };
   }
   if (type.description !== undefined) members[`@${core}.Description`] = type.description;
+  for (const { name, resultType } of customAggregates(type))
+    members[`@${aggregation}.CustomAggregate#${name}`] = resultType;
   return members;
 }
 

@@ -1,6 +1,6 @@
 // Entity types and models: the schema the validator binds queries to, the stores persist, and
 // $metadata describes. Definitions are plain data; `defineEntityType` checks them once.
-import { isOrdered, type EdmPrimitiveType } from '../values/edm.js';
+import { isNumeric, isOrdered, type EdmPrimitiveType } from '../values/edm.js';
 
 /**
  * What a create fills in when the field is omitted (not when it is sent as null): a fixed value, or one the server
@@ -95,7 +95,20 @@ export interface EntityTypeDefinition {
    * write (`managed: 'modified'` or `'version'`). Entities then carry `@odata.etag`, and writes honour `If-Match`.
    */
   readonly concurrency?: readonly string[];
+  /**
+   * Custom aggregates (Data Aggregation `Aggregation.CustomAggregate`), by name: what `$apply=aggregate(Name)` means
+   * without a method, as analytical clients write it (OpenUI5's `$$aggregation` without `with`). Each is a method over a
+   * property: the property of the same name unless another is given (`Spend: { property: 'ExtendedPrice', method:
+   * 'sum' }`).
+   */
+  readonly aggregates?: Readonly<Record<string, CustomAggregateDefinition>>;
   readonly description?: string;
+}
+
+/** A custom aggregate: `method` over `property` (default: the property named like the aggregate). */
+export interface CustomAggregateDefinition {
+  readonly property?: string;
+  readonly method: 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
 }
 
 export interface EntityType {
@@ -109,6 +122,11 @@ export interface EntityType {
   readonly rules: readonly RowRule[];
   /** The properties its ETag is made of (empty: its entities have none). */
   readonly concurrency: readonly Property[];
+  /** Its custom aggregates by name (absent: none). */
+  readonly aggregates?: ReadonlyMap<
+    string,
+    { readonly property: Property; readonly method: CustomAggregateDefinition['method'] }
+  >;
   readonly description?: string;
 }
 
@@ -248,6 +266,24 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
       );
     return property;
   });
+  const aggregates = new Map<string, { property: Property; method: CustomAggregateDefinition['method'] }>();
+  for (const [name, aggregate] of Object.entries(definition.aggregates ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name))
+      throw definitionError(`${definition.name}: the custom aggregate ${name} is not an OData identifier`);
+    const property = properties.get(aggregate.property ?? name);
+    const numeric = property !== undefined && isNumeric(property.type);
+    if (
+      property === undefined ||
+      property.writeOnly === true ||
+      ((aggregate.method === 'sum' || aggregate.method === 'average') && !numeric) ||
+      ((aggregate.method === 'min' || aggregate.method === 'max') && !isOrdered(property.type))
+    ) {
+      throw definitionError(
+        `${definition.name}: the custom aggregate ${name} takes ${aggregate.method} of ${aggregate.property ?? name}, which is not a readable property that method takes`,
+      );
+    }
+    aggregates.set(name, Object.freeze({ property, method: aggregate.method }));
+  }
   return Object.freeze({
     name: definition.name,
     key,
@@ -256,6 +292,7 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
     defaultOrder,
     rules: Object.freeze([...(definition.rules ?? [])]),
     concurrency: Object.freeze(concurrency),
+    ...(aggregates.size === 0 ? {} : { aggregates }),
     ...(definition.description === undefined ? {} : { description: definition.description }),
   });
 }

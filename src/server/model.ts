@@ -53,6 +53,9 @@ const instant = (facets: Facets = {}): PropertyDefinition => ({ type: 'Edm.DateT
 const guid = (facets: Facets = {}): PropertyDefinition => ({ type: 'Edm.Guid', ...facets });
 
 const notNull = { nullable: false } as const;
+/** A custom aggregate: `$apply=aggregate(ExtendedPrice)` sums the property of its name (what OpenUI5's `$$aggregation`
+ * sends without `with`). */
+const sum = { method: 'sum' } as const;
 /** Free text `$search` looks in (its words, case-insensitively). */
 const searchable = { searchable: true } as const;
 /** Set by the server, never sent by a client (sending it is a 400), and always present. */
@@ -155,6 +158,7 @@ export const PRLineItem = defineEntityType({
     Status: string(20, { allowedValues: prLineStatuses, default: { value: 'Open' } }),
     ...timestamps,
   },
+  aggregates: { ExtendedCost: sum, Quantity: sum },
   navigation: {
     PurchaseRequest: { target: () => PurchaseRequest, foreignKey: { PRNumber: 'PRNumber' }, collection: false },
     Part: { target: () => Part, foreignKey: { PartID: 'PartID' }, collection: false },
@@ -206,6 +210,7 @@ export const POLineItem = defineEntityType({
     Status: string(20, { allowedValues: poLineStatuses, default: { value: 'Open' } }),
     ...timestamps,
   },
+  aggregates: { ExtendedPrice: sum, QuantityOrdered: sum, QuantityReceived: sum },
   navigation: {
     PurchaseOrder: { target: () => PurchaseOrder, foreignKey: { PONumber: 'PONumber' }, collection: false },
     Part: { target: () => Part, foreignKey: { PartID: 'PartID' }, collection: false },
@@ -302,6 +307,7 @@ export const PurchaseOrder = defineEntityType({
     Notes: string(4000, searchable),
     ...timestamps,
   },
+  aggregates: { FreightAmount: sum, TaxAmount: sum },
   navigation: {
     Lines: { target: () => POLineItem, foreignKey: { PONumber: 'PONumber' } },
     Attachments: { target: () => POAttachment, foreignKey: { PONumber: 'PONumber' } },
@@ -384,6 +390,7 @@ export const ActualLabor = defineEntityType({
     StartDate: instant(notNull),
     CreatedDate: createdDate,
   },
+  aggregates: { Hours: sum, OTHours: sum },
   navigation: {
     WorkOrder: { target: () => WorkOrder, foreignKey: { WorkOrderID: 'WorkOrderID' }, collection: false },
   },
@@ -415,6 +422,7 @@ export const WorkOrder = defineEntityType({
     IsOpen: boolean({ ...serverSet, description: 'True unless Status is COMP, CLOSED or CAN.' }),
     ...timestamps,
   },
+  aggregates: { EstimatedHours: sum, ActualHours: sum, ActualOTHours: sum },
   navigation: {
     Comments: { target: () => WorkOrderComment, foreignKey: { WorkOrderID: 'WorkOrderID' }, contained: true },
     ActualLabor: { target: () => ActualLabor, foreignKey: { WorkOrderID: 'WorkOrderID' }, contained: true },

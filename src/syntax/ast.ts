@@ -409,7 +409,16 @@ export type AggregateItem =
       readonly aliasSpan: Span;
       readonly span: Span;
     }
-  | { readonly kind: 'count'; readonly alias: string; readonly aliasSpan: Span; readonly span: Span };
+  | { readonly kind: 'count'; readonly alias: string; readonly aliasSpan: Span; readonly span: Span }
+  /** A custom aggregate by its name, `Amount` or `Amount as Total` (the alias is the name when none is given). */
+  | {
+      readonly kind: 'custom';
+      readonly name: string;
+      readonly nameSpan: Span;
+      readonly alias: string;
+      readonly aliasSpan: Span;
+      readonly span: Span;
+    };
 
 /**
  * One transformation of `$apply` (Data Aggregation 4.0 CS03 §3): each takes the instances the one before it gave and

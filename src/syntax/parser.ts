@@ -1052,15 +1052,64 @@ class ODataParser extends EmbeddedActionsParser {
             this.OPTION(() => {
               withToken = this.CONSUME(T.Name);
               method = this.OR2([{ ALT: () => this.CONSUME2(T.Name) }, { ALT: () => this.CONSUME(T.QualifiedName) }]);
-              alias = this.SUBRULE2(this.asAlias);
+              // (optional here, so that a custom aggregate's `Name as Alias` reads: `as` in withToken, the alias in
+              // method; the ACTION below requires it after a method)
+              this.OPTION2(() => {
+                alias = this.SUBRULE2(this.asAlias);
+              });
             });
             return this.ACTION((): AggregateItem => {
-              if (withToken === undefined || method === undefined || alias === undefined) {
+              // `Name` alone, or `Name as Alias`: a custom aggregate (the binder looks it up)
+              const custom =
+                expr.kind === 'path' &&
+                expr.root.kind === 'implicit' &&
+                expr.segments.length === 1 &&
+                expr.segments[0]!.kind === 'property';
+              if (custom && (withToken === undefined || withToken.image === 'as')) {
+                const name = (expr.segments[0] as Extract<PathSegment, { kind: 'property' }>).name;
+                if (withToken === undefined) {
+                  return {
+                    kind: 'custom',
+                    name,
+                    nameSpan: expr.span,
+                    alias: name,
+                    aliasSpan: expr.span,
+                    span: expr.span,
+                  };
+                }
+                // (read as `Name as` then a method and an alias: `as` must be followed by the alias alone)
+                if (alias !== undefined || method === undefined || method.tokenType === T.QualifiedName) {
+                  return this.fail(
+                    'InvalidSyntax',
+                    withToken.startOffset,
+                    `Unexpected 'as' here`,
+                    'write Name as Alias',
+                  );
+                }
+                const aliasSpan = tokenSpan(method);
+                return {
+                  kind: 'custom',
+                  name,
+                  nameSpan: expr.span,
+                  alias: method.image,
+                  aliasSpan,
+                  span: span(expr.span.start, aliasSpan.end),
+                };
+              }
+              if (withToken === undefined || method === undefined) {
                 return this.fail(
                   'InvalidSyntax',
                   this.endOfLast(),
                   'Expected an aggregation method after the aggregated expression',
-                  `write the method and an alias: ${this.text.slice(expr.span.start, expr.span.end)} with sum as Total (this service declares no custom aggregates)`,
+                  `write the method and an alias: ${this.text.slice(expr.span.start, expr.span.end)} with sum as Total`,
+                );
+              }
+              if (alias === undefined) {
+                return this.fail(
+                  'InvalidSyntax',
+                  this.endOfLast(),
+                  'Expected an alias after the aggregation method',
+                  `write ${this.text.slice(expr.span.start, method.startOffset + method.image.length)} as Alias`,
                 );
               }
               if (withToken.image !== 'with') {

@@ -302,9 +302,14 @@ export function printCompute(items: readonly ComputeItem[]): string {
 }
 
 function printAggregateItem(item: AggregateItem): string {
-  return item.kind === 'count'
-    ? `$count as ${item.alias}`
-    : `${printFilter(item.expr)} with ${item.method} as ${item.alias}`;
+  switch (item.kind) {
+    case 'count':
+      return `$count as ${item.alias}`;
+    case 'custom':
+      return item.alias === item.name ? item.name : `${item.name} as ${item.alias}`;
+    case 'method':
+      return `${printFilter(item.expr)} with ${item.method} as ${item.alias}`;
+  }
 }
 
 /** Canonical `$apply` text. */

@@ -5,10 +5,10 @@
 // `$skip` and `$count` bind to them as to any entity type.
 import type { AggregateItem, AggregationMethod, ApplyTransformation, ComputeItem, Span } from '../syntax/ast.js';
 import type { EntityType, Property } from '../model/schema.js';
-import { isNumeric, isOrdered, widerNumeric, type EdmPrimitiveType } from '../values/edm.js';
+import { aggregateResultType, isNumeric, widerNumeric, type EdmPrimitiveType } from '../values/edm.js';
 import { atPosition, ODataError } from '../errors.js';
 import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr } from './bound.js';
-import { Binder, type DefaultLimits } from './bind.js';
+import { Binder, rootProperty, type DefaultLimits } from './bind.js';
 
 /** Binds `$apply` to the entity type it reads; throws the first problem as an ODataError (400, or 501). */
 export function bindApply(
@@ -180,9 +180,9 @@ class ApplyBinder {
     return {
       kind: 'compute',
       computed,
-      // the instances keep what they were (entities stay entities, with their key and navigations) and gain the
-      // aliases
-      output: this.shape([...type.properties.values(), ...computed.map((c) => c.property)], type.key, type.navigation),
+      // the instances keep what they were (entities stay entities, with their key, navigations and custom aggregates)
+      // and gain the aliases
+      output: this.shape([...type.properties.values(), ...computed.map((c) => c.property)], type.key, type),
     };
   }
 
@@ -258,43 +258,64 @@ class ApplyBinder {
           aliasSpan: item.aliasSpan,
         };
       }
-      const expr = this.expression(type, item.expr);
-      const result = aggregateType(item.method, expr.type);
+      // a custom aggregate is the method and property the model declares for its name
+      const { method, methodSpan, expr } =
+        item.kind === 'custom'
+          ? this.custom(item, type)
+          : { method: item.method, methodSpan: item.methodSpan, expr: this.expression(type, item.expr) };
+      const result = aggregateResultType(method, expr.type);
       if (result === undefined) {
         this.fail(
           'TypeMismatch',
-          item.methodSpan,
-          `${item.method} cannot aggregate ${expr.type === 'null' ? 'null' : `an ${expr.type} value`}`,
-          item.method === 'sum' || item.method === 'average'
+          methodSpan,
+          `${method} cannot aggregate ${expr.type === 'null' ? 'null' : `an ${expr.type} value`}`,
+          method === 'sum' || method === 'average'
             ? 'sum and average take numbers'
-            : item.method === 'countdistinct'
+            : method === 'countdistinct'
               ? undefined
               : 'min and max take values with an order',
         );
       }
       const source = expr.kind === 'property' ? expr.property : undefined;
       return {
-        method: item.method,
+        method,
         expr,
         property: dynamicProperty(
           item.alias,
           result.type,
-          item.method !== 'countdistinct',
+          method !== 'countdistinct',
           result.scale,
           // min and max keep the facets of the property they read
-          (item.method === 'min' || item.method === 'max') && source !== undefined ? source : undefined,
+          (method === 'min' || method === 'max') && source !== undefined ? source : undefined,
         ),
         aliasSpan: item.aliasSpan,
       };
     });
   }
 
+  /** A custom aggregate's method and property (EntityType.aggregates); an unknown name is a 400 at it. */
+  private custom(
+    item: Extract<AggregateItem, { kind: 'custom' }>,
+    type: EntityType,
+  ): { method: AggregationMethod; methodSpan: Span; expr: BoundExpr } {
+    const declared = type.aggregates?.get(item.name);
+    if (declared === undefined) {
+      const names = [...(type.aggregates?.keys() ?? [])];
+      return this.fail(
+        'InvalidSyntax',
+        item.nameSpan,
+        `${item.name} is not a custom aggregate of ${type.name}`,
+        names.length === 0
+          ? `write the method and an alias: ${item.name} with sum as Total`
+          : `its custom aggregates are ${names.join(', ')}; or write the method: ${item.name} with sum as Total`,
+      );
+    }
+    return { method: declared.method, methodSpan: item.nameSpan, expr: rootProperty(declared.property) };
+  }
+
   /** A type of instances made by a transformation: its properties, and those that tell its instances apart. */
-  private shape(
-    properties: readonly Property[],
-    key: readonly Property[],
-    navigation: EntityType['navigation'] = new Map(),
-  ): EntityType {
+  private shape(properties: readonly Property[], key: readonly Property[], like?: EntityType): EntityType {
+    const navigation = like?.navigation ?? new Map();
     const byName = new Map(properties.map((p) => [p.name, p]));
     return {
       // (the name errors give it: `Unknown property 'Qty' on the result of $apply`)
@@ -302,34 +323,11 @@ class ApplyBinder {
       key: key.map((k) => byName.get(k.name)!),
       properties: byName,
       navigation,
+      ...(like?.aggregates === undefined ? {} : { aggregates: like.aggregates }),
       defaultOrder: [],
       rules: [],
       concurrency: [],
     };
-  }
-}
-
-/** The type of an aggregate's result (Data Aggregation 4.0 §3.2.1.3), or undefined where the method cannot take it. */
-function aggregateType(
-  method: AggregationMethod,
-  type: EdmPrimitiveType | 'null',
-): { type: EdmPrimitiveType; scale?: number } | undefined {
-  if (type === 'null') return undefined;
-  switch (method) {
-    case 'sum':
-      // a type that holds any sum: Int64 for Int32 (2^31 rows could not overflow it), Decimal for Int64
-      if (type === 'Edm.Int32') return { type: 'Edm.Int64' };
-      if (type === 'Edm.Int64') return { type: 'Edm.Decimal', scale: 0 };
-      if (type === 'Edm.Decimal' || type === 'Edm.Double') return { type };
-      return undefined;
-    case 'average':
-      if (type === 'Edm.Double') return { type };
-      return isNumeric(type) ? { type: 'Edm.Decimal' } : undefined;
-    case 'min':
-    case 'max':
-      return isOrdered(type) ? { type } : undefined;
-    case 'countdistinct':
-      return { type: 'Edm.Decimal', scale: 0 };
   }
 }
 

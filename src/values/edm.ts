@@ -46,3 +46,27 @@ export function widerNumeric(a: EdmPrimitiveType, b: EdmPrimitiveType): EdmPrimi
 export function isOrdered(type: EdmPrimitiveType): boolean {
   return type !== 'Edm.Binary';
 }
+
+/** The type of an aggregate's result (Data Aggregation 4.0 §3.2.1.3), or undefined where the method cannot take it. */
+export function aggregateResultType(
+  method: 'sum' | 'min' | 'max' | 'average' | 'countdistinct',
+  type: EdmPrimitiveType | 'null',
+): { type: EdmPrimitiveType; scale?: number } | undefined {
+  if (type === 'null') return undefined;
+  switch (method) {
+    case 'sum':
+      // a type that holds any sum: Int64 for Int32 (2^31 rows could not overflow it), Decimal for Int64
+      if (type === 'Edm.Int32') return { type: 'Edm.Int64' };
+      if (type === 'Edm.Int64') return { type: 'Edm.Decimal', scale: 0 };
+      if (type === 'Edm.Decimal' || type === 'Edm.Double') return { type };
+      return undefined;
+    case 'average':
+      if (type === 'Edm.Double') return { type };
+      return isNumeric(type) ? { type: 'Edm.Decimal' } : undefined;
+    case 'min':
+    case 'max':
+      return isOrdered(type) ? { type } : undefined;
+    case 'countdistinct':
+      return { type: 'Edm.Decimal', scale: 0 };
+  }
+}

@@ -1,7 +1,7 @@
 // A real client: OpenUI5's V4 ODataModel in headless Chromium against the reference server, with UI5's default
 // batch group ($auto): every read and write goes through `POST .../$batch` (multipart/mixed), writes in change sets.
 // It reads a filtered, sorted list in two pages, a grouped and aggregated list through its $$aggregation binding
-// parameter (the $apply UI5 derives, with and without a grand total), saves an edit (PATCH), and meets a 412 when the
+// parameter (the $apply UI5 derives: methods given, custom aggregates, a grand total), saves an edit (PATCH), and meets a 412 when the
 // entity changed behind its back (the @odata.etag UI5 kept no longer matches). UI5 loads unbundled from node_modules/@openui5.
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
@@ -167,6 +167,29 @@ describe.skipIf(skip)('OpenUI5 V4 ODataModel, default $batch group, against the 
     // UI5 asks IEEE754Compatible=true: the decimals come as strings, the same digits
     expect(result.rows.map((r) => [r['Status'], Number(r['Spend']), Number(r['Biggest'])])).toEqual(
       expected.map((r) => [r['Status'], r['Spend'], r['Biggest']]),
+    );
+  });
+
+  it('reads custom aggregates: UI5 writes aggregate(Name) for an aggregate without "with"', async () => {
+    const expected = (
+      await get(
+        `POLineItems?$apply=${encodeURIComponent('groupby((Status),aggregate(ExtendedPrice with sum as ExtendedPrice,QuantityOrdered with sum as QuantityOrdered))')}&$orderby=Status`,
+      )
+    )['value'] as Row[];
+    const from = await mark();
+    const result = await ui5.call<{ count: string | number; rows: Row[] }>('readAggregated', {
+      model: 'batch',
+      path: '/POLineItems',
+      aggregation: { group: { Status: {} }, aggregate: { ExtendedPrice: {}, QuantityOrdered: {} } },
+      sorters: [{ path: 'Status' }],
+      length: 10,
+    });
+    const batches = await batchesSince(from);
+    const sent = batches.map((b) => decodeURIComponent(b.requestBody ?? '')).join('\n');
+    expect(sent, show(batches)).toContain('$apply=groupby((Status),aggregate(ExtendedPrice,QuantityOrdered))');
+    for (const b of batches) expect(b.status, show([b])).toBe(200);
+    expect(result.rows.map((r) => [r['Status'], Number(r['ExtendedPrice']), Number(r['QuantityOrdered'])])).toEqual(
+      expected.map((r) => [r['Status'], r['ExtendedPrice'], r['QuantityOrdered']]),
     );
   });
 

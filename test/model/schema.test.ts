@@ -32,6 +32,37 @@ describe('defineEntityType', () => {
     ).toThrowError(new SchemaError('Key property Order.OrderID cannot be nullable'));
   });
 
+  it('checks custom aggregates: a method the property takes, by name or by the property given', () => {
+    const lines = (aggregates: Parameters<typeof defineEntityType>[0]['aggregates']): EntityType =>
+      defineEntityType({
+        name: 'Line',
+        key: ['ID'],
+        properties: {
+          ID: { type: 'Edm.Int32' },
+          Amount: { type: 'Edm.Decimal', scale: 2 },
+          Note: { type: 'Edm.String' },
+        },
+        ...(aggregates === undefined ? {} : { aggregates }),
+      });
+    const type = lines({
+      Amount: { method: 'sum' },
+      Largest: { property: 'Amount', method: 'max' },
+      Notes: { property: 'Note', method: 'countdistinct' },
+    });
+    expect([...type.aggregates!].map(([name, a]) => [name, a.property.name, a.method])).toEqual([
+      ['Amount', 'Amount', 'sum'],
+      ['Largest', 'Amount', 'max'],
+      ['Notes', 'Note', 'countdistinct'],
+    ]);
+    expect(lines(undefined).aggregates).toBeUndefined();
+    expect(() => lines({ Note: { method: 'sum' } })).toThrowError(
+      new SchemaError(
+        'Line: the custom aggregate Note takes sum of Note, which is not a readable property that method takes',
+      ),
+    );
+    expect(() => lines({ Total: { method: 'sum' } })).toThrowError(/the custom aggregate Total takes sum of Total/);
+  });
+
   it('makes key properties non-nullable and others nullable by default', () => {
     const type = order();
     expect(type.key.map((property) => [property.name, property.nullable, property.isKey])).toEqual([

@@ -164,6 +164,29 @@ describe.each(kinds)('$apply on the reference server on %s', (storage) => {
     );
   });
 
+  it('reads a custom aggregate as its declared method: aggregate(ExtendedPrice) sums it, as OpenUI5 writes it', async () => {
+    const custom = await json(
+      `/POLineItems?$apply=${q('groupby((Status),aggregate(ExtendedPrice,QuantityOrdered as Ordered))')}`,
+    );
+    const written = await json(
+      `/POLineItems?$apply=${q('groupby((Status),aggregate(ExtendedPrice with sum as ExtendedPrice,QuantityOrdered with sum as Ordered))')}`,
+    );
+    expect(custom.value).toEqual(written.value);
+    expect(custom.value!.length).toBeGreaterThan(1);
+    expect(custom['@odata.context']).toBe(`${s.root}/$metadata#POLineItems(Status,ExtendedPrice,Ordered)`);
+    // $metadata declares them, with the type of their result
+    const metadata = await (await get('/$metadata')).text();
+    expect(metadata).toContain(
+      '<Annotation Term="Org.OData.Aggregation.V1.CustomAggregate" Qualifier="ExtendedPrice" String="Edm.Decimal" />',
+    );
+    // a name that is no custom aggregate: a 400 at it that lists those there are
+    const unknown = await get(`/POLineItems?$apply=${q('aggregate(UnitPrice)')}`);
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe(
+      'UnitPrice is not a custom aggregate of POLineItem at position 10 of $apply; its custom aggregates are ExtendedPrice, QuantityOrdered, QuantityReceived; or write the method: UnitPrice with sum as Total',
+    );
+  });
+
   it('aggregates everything to one instance, even when nothing matches', async () => {
     const none = await json(
       `/PurchaseOrders?$apply=${q("filter(VendorID eq 'no such vendor')/aggregate($count as Orders,FreightAmount with sum as Freight)")}`,

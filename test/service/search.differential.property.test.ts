@@ -62,7 +62,7 @@ const vocabulary = [
 const separators = [' ', '  ', '-', ', ', '\u2003', '/', '.', '\t', '—'];
 
 const text = fc
-  .array(fc.tuple(fc.constantFrom(...vocabulary), fc.constantFrom(...separators)), { maxLength: 6 })
+  .array(fc.tuple(fc.constantFrom(...vocabulary), fc.constantFrom(...separators)), { minLength: 1, maxLength: 10 })
   .map((parts) => parts.map(([w, s]) => w + s).join(''));
 
 const rows = fc
@@ -141,7 +141,7 @@ describe('$search answers the same from every store', () => {
     );
     // most searches must be answered, and many must find something, or the comparison says little
     expect(stores.statuses.get('GET 200') ?? 0).toBeGreaterThan(sent * 0.9);
-    expect(found).toBeGreaterThan(sent * 0.3);
+    expect(found).toBeGreaterThan(sent * 0.25);
   }, 600_000);
 
   it('answers a 501 for a set without searchable properties, and a 400 for a term without letters', async () => {

@@ -37,6 +37,15 @@ const aggregateItem: fc.Arbitrary<AggregateItem> = fc.oneof(
     aliasSpan: fc.constant(none),
     span: fc.constant(none),
   }),
+  // a custom aggregate, with or without an alias of its own
+  fc.tuple(propertyName, fc.option(propertyName, { nil: undefined })).map(([name, alias]): AggregateItem => ({
+    kind: 'custom',
+    name,
+    nameSpan: none,
+    alias: alias ?? name,
+    aliasSpan: none,
+    span: none,
+  })),
 );
 const orderItem = fc.record({
   expr,
@@ -131,8 +140,10 @@ describe('parseApply / printApply', () => {
   };
 
   it.each([
-    ['aggregate(Amount)', 'InvalidSyntax', 16, 'Expected an aggregation method'],
-    ['aggregate(Amount with sum)', 'InvalidSyntax', 25, 'expected a name'],
+    // a name alone is a custom aggregate (the binder looks it up); an expression needs a method
+    ['aggregate(Amount add 1)', 'InvalidSyntax', 22, 'Expected an aggregation method'],
+    ['aggregate(Amount with sum)', 'InvalidSyntax', 25, 'Expected an alias after the aggregation method'],
+    ['aggregate(Amount as)', 'InvalidSyntax', 19, "Unexpected ')'"],
     ['aggregate(Amount with summ as X)', 'InvalidSyntax', 22, "Unknown aggregation method 'summ'"],
     ['aggregate(Amount with Sales.median as X)', 'NotImplemented', 22, 'custom aggregation method'],
     ['aggregate(Amount wit sum as X)', 'InvalidSyntax', 17, "Unexpected 'wit'"],
