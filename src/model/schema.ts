@@ -39,6 +39,11 @@ export interface PropertyDefinition {
   readonly writeOnly?: boolean;
   /** Edm.String: `$search` matches its words (an entity matches a term when one of its searchable properties does). */
   readonly searchable?: boolean;
+  /**
+   * With `searchable`: a full-text index serves `$search` on it where the store has one (PostgreSQL: a GIN index of
+   * its words), as a prefilter before the exact match; elsewhere `$search` scans.
+   */
+  readonly searchIndex?: boolean;
   /** A closed vocabulary of allowed string values. */
   readonly allowedValues?: readonly string[];
   /** Inclusive numeric bounds (`exclusiveMinimum` makes the minimum exclusive: Quantity > 0). */
@@ -220,6 +225,9 @@ export function defineEntityType(definition: EntityTypeDefinition): EntityType {
       throw definitionError(`${definition.name}.${name}: a managed modification time is an Edm.DateTimeOffset`);
     if (property.searchable === true && (property.type !== 'Edm.String' || property.writeOnly === true)) {
       throw definitionError(`${definition.name}.${name}: only a readable Edm.String can be searchable`);
+    }
+    if (property.searchIndex === true && property.searchable !== true) {
+      throw definitionError(`${definition.name}.${name}: a search index is for a searchable property`);
     }
     if ((property.precision !== undefined || property.scale !== undefined) && property.type !== 'Edm.Decimal') {
       throw definitionError(

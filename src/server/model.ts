@@ -56,8 +56,8 @@ const notNull = { nullable: false } as const;
 /** A custom aggregate: `$apply=aggregate(ExtendedPrice)` sums the property of its name (what OpenUI5's `$$aggregation`
  * sends without `with`). */
 const sum = { method: 'sum' } as const;
-/** Free text `$search` looks in (its words, case-insensitively). */
-const searchable = { searchable: true } as const;
+/** Free text `$search` looks in (its words, case-insensitively), through a full-text index on PostgreSQL. */
+const searchable = { searchable: true, searchIndex: true } as const;
 /** Set by the server, never sent by a client (sending it is a 400), and always present. */
 const serverSet = { computed: true, nullable: false } as const;
 const priority = { minimum: 1, maximum: 5 } as const;

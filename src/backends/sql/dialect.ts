@@ -63,6 +63,15 @@ export interface Dialect {
    * one space, a space before and after; `param` makes a string parameter (the separators' pattern).
    */
   searchText(s: Sql, param: (value: string) => Sql): Sql;
+  /**
+   * Set where a full-text index can serve `$search` (PostgreSQL): the index of a column's words (`searchIndexSql`,
+   * DDL), and a condition that the index serves and that holds wherever the exact match does (a prefilter), for a
+   * term of ASCII letters and digits only; `param` makes a string parameter.
+   */
+  readonly searchIndex?: {
+    indexSql(table: Sql, column: Sql, name: Sql): Sql;
+    prefilter(column: Sql, words: readonly string[], param: (value: string) => Sql): Sql;
+  };
   /** `s` from the 0-based `start`, `count` characters (or to the end). Both are non-negative integers. */
   substring(s: Sql, start: Sql, count?: Sql): Sql;
   concat(a: Sql, b: Sql): Sql;

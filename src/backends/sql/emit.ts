@@ -362,7 +362,33 @@ export class SqlEmitter {
           return `(${walk(e.left)} ${e.kind === 'and' ? 'AND' : 'OR'} ${walk(e.right)})`;
       }
     };
-    return walk(search.expr);
+    const exact = walk(search.expr);
+    // where every searchable property has a full-text index (PostgreSQL's GIN), a condition it serves before the exact
+    // match: for each term of ASCII letters and digits (the parser's lexemes are then its words), and no narrowing
+    // under NOT or for any other term, so that it keeps every row the exact match keeps
+    const index = d.searchIndex;
+    if (index === undefined || !search.properties.every((p) => p.searchIndex === true)) return exact;
+    const prefilter = (e: BoundSearchExpr): Sql | undefined => {
+      switch (e.kind) {
+        case 'words':
+          if (!e.words.every((word) => /^[a-z0-9]+$/.test(word))) return undefined;
+          return `(${search.properties
+            .map((p) => index.prefilter(this.column(this.root, p), e.words, pattern))
+            .join(' OR ')})`;
+        case 'not':
+          return undefined;
+        case 'and': {
+          const [left, right] = [prefilter(e.left), prefilter(e.right)];
+          return left === undefined ? right : right === undefined ? left : `(${left} AND ${right})`;
+        }
+        case 'or': {
+          const [left, right] = [prefilter(e.left), prefilter(e.right)];
+          return left === undefined || right === undefined ? undefined : `(${left} OR ${right})`;
+        }
+      }
+    };
+    const narrowed = prefilter(search.expr);
+    return narrowed === undefined ? exact : `${narrowed} AND ${exact}`;
   }
 
   /** Whether the statement so far reads through single-valued navigations (then `where` alone is not enough). */

@@ -94,10 +94,11 @@ export function schemaSql(
   const scopeColumns = options.scopeColumns ?? [];
   const statements: string[] = [];
   for (const c of collectionsOf(options.model).values()) {
+    const table = options.tables?.[c.name] ?? c.name;
     statements.push(
       createTableSql(c.entityType, {
         dialect,
-        table: options.tables?.[c.name] ?? c.name,
+        table,
         ifNotExists: true,
         ...(scopeColumns.length === 0
           ? {}
@@ -105,6 +106,19 @@ export function schemaSql(
         ...(c.parentKey === undefined ? {} : { parentKey: c.parentKey }),
       }),
     );
+    // full-text indexes where the model asks for them and the dialect has them (PostgreSQL)
+    const { searchIndex, quoteIdentifier } = dialects[dialect];
+    if (searchIndex === undefined) continue;
+    for (const property of c.entityType.properties.values()) {
+      if (property.searchIndex !== true) continue;
+      statements.push(
+        searchIndex.indexSql(
+          quoteIdentifier(table),
+          quoteIdentifier(property.name),
+          quoteIdentifier(`${table}_${property.name}_search`.slice(0, 63)),
+        ),
+      );
+    }
   }
   statements.push(dialects[dialect].statements.createTable(sequencesTable(scopeColumns), { ifNotExists: true }));
   return statements;

@@ -25,6 +25,11 @@ const POSTGRES_SEARCH_SEPARATORS = SEARCH_SEPARATORS_CLASS.replace('\\x{0}-', '\
   (_, hex: string) => `\\u${hex.padStart(4, '0')}`,
 );
 
+/** searchText in PostgreSQL, the separators' class written as a string constant (it holds no quote). */
+function postgresSearchText(s: Sql): Sql {
+  return `(' ' || regexp_replace((lower(${s} COLLATE "C.utf8") COLLATE "C"), '[${POSTGRES_SEARCH_SEPARATORS}]+', ' ', 'g') || ' ')`;
+}
+
 const casts: Readonly<Partial<Record<EdmPrimitiveType, string>>> = {
   'Edm.String': 'text',
   'Edm.Boolean': 'boolean',
@@ -102,8 +107,17 @@ export const postgresDialect: Dialect = {
   ordinal: (a) => `(${a} COLLATE "C")`,
   length: (s) => `char_length(${s})`,
   position: (s, t) => `strpos(${s}, ${t})`,
-  searchText: (s, param) =>
-    `(' ' || regexp_replace((lower(${s} COLLATE "C.utf8") COLLATE "C"), ${param(`[${POSTGRES_SEARCH_SEPARATORS}]+`)}, ' ', 'g') || ' ')`,
+  // the separators inline, a constant of this code (no parameter), so that the text is the very expression of the
+  // search index below, which PostgreSQL then uses
+  searchText: (s) => postgresSearchText(s),
+  searchIndex: {
+    indexSql: (table, column, name) =>
+      `CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING gin (to_tsvector('simple'::regconfig, ${postgresSearchText(column)}))`,
+    // the words in a row, lexemes of the parser's `simple` configuration: for ASCII letters and digits the words
+    // themselves, and wherever searchText holds them in a row, so does the index
+    prefilter: (column, words, param) =>
+      `to_tsvector('simple'::regconfig, ${postgresSearchText(column)}) @@ phraseto_tsquery('simple'::regconfig, ${param(words.join(' '))})`,
+  },
   // substr takes int4: clamp (a start beyond any text gives '' either way) so that `+ 1` cannot overflow. CASE,
   // not LEAST: PostgreSQL's LEAST skips a null argument, and a null start must stay null.
   substring: (s, start, count) => {
