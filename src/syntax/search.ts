@@ -168,11 +168,6 @@ class SearchParser extends EmbeddedActionsParser {
 
 const parser = new SearchParser();
 
-/** What may stand at a position, for messages. */
-function expected(token: IToken | undefined): string {
-  return token === undefined ? 'a word, a "phrase" or (' : `a word, a "phrase", ( or an operator before ${token.image}`;
-}
-
 /**
  * Parses a `$search` value. Throws an ODataError (400 `InvalidSyntax`) at the position of the first mistake: an
  * unclosed phrase or parenthesis, a `;`, a quote where a word cannot start, two terms without a space between them.
@@ -240,7 +235,7 @@ export function parseSearch(text: string, options: ParseOptions = {}): SearchExp
     fail(
       at,
       token === undefined ? 'Unexpected end of $search' : `Unexpected ${token.image}`,
-      wantsClose ? 'expected )' : `expected ${expected(undefined)}`,
+      wantsClose ? 'expected )' : 'expected a word, a "phrase" or (',
     );
   }
   return result;
