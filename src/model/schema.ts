@@ -1,6 +1,6 @@
 // Entity types and models: the schema the validator binds queries to, the stores persist, and
 // $metadata describes. Definitions are plain data; `defineEntityType` checks them once.
-import { isNumeric, isOrdered, type EdmPrimitiveType } from '../values/edm.js';
+import { isNumeric, isOrdered, type AggregationMethod, type EdmPrimitiveType } from '../values/edm.js';
 
 /**
  * What a create fills in when the field is omitted (not when it is sent as null): a fixed value, or one the server
@@ -113,7 +113,7 @@ export interface EntityTypeDefinition {
 /** A custom aggregate: `method` over `property` (default: the property named like the aggregate). */
 export interface CustomAggregateDefinition {
   readonly property?: string;
-  readonly method: 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
+  readonly method: AggregationMethod;
 }
 
 export interface EntityType {

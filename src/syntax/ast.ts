@@ -1,6 +1,7 @@
 // The syntax tree of OData query options. It knows no schema: names are unresolved text and every
 // node carries the half-open span `[start, end)` of the characters it came from, counted in the
 // percent-decoded option value. Nodes are readonly data; dispatch on `kind` with an exhaustive switch.
+import type { AggregationMethod } from '../values/edm.js';
 
 /** Half-open character range `[start, end)` in the decoded option value. */
 export interface Span {
@@ -385,8 +386,7 @@ export interface OrderByItem {
 // ── $apply, $compute ────────────────────────────────────────────────────────
 
 /** The standard aggregation methods of the Data Aggregation extension (§3.1.3). */
-export const aggregationMethods = ['sum', 'min', 'max', 'average', 'countdistinct'] as const;
-export type AggregationMethod = (typeof aggregationMethods)[number];
+export { aggregationMethods, type AggregationMethod } from '../values/edm.js';
 
 /** An `expr as Alias` item of `compute(...)` or of `$compute`. */
 export interface ComputeItem {

@@ -47,9 +47,13 @@ export function isOrdered(type: EdmPrimitiveType): boolean {
   return type !== 'Edm.Binary';
 }
 
+/** The aggregation methods of `$apply` (Data Aggregation 4.0 §3.2.1.1): `expr with method as Alias`. */
+export const aggregationMethods = ['sum', 'min', 'max', 'average', 'countdistinct'] as const;
+export type AggregationMethod = (typeof aggregationMethods)[number];
+
 /** The type of an aggregate's result (Data Aggregation 4.0 §3.2.1.3), or undefined where the method cannot take it. */
 export function aggregateResultType(
-  method: 'sum' | 'min' | 'max' | 'average' | 'countdistinct',
+  method: AggregationMethod,
   type: EdmPrimitiveType | 'null',
 ): { type: EdmPrimitiveType; scale?: number } | undefined {
   if (type === 'null') return undefined;

@@ -343,7 +343,8 @@ export class SqlEmitter {
 
   /**
    * `$search` as a condition: a term is found when its words, space-separated between spaces, stand in the search text
-   * of one of the properties (Dialect.searchText), never null; NOT, AND and OR as written. A scan: no index serves it.
+   * of one of the properties (Dialect.searchText), never null; NOT, AND and OR as written. A scan, unless the dialect
+   * has a search index and every property one (Dialect.searchIndex): then the index narrows the rows first.
    */
   private search(search: BoundSearch): Sql {
     const d = this.dialect;
