@@ -14,6 +14,8 @@ export default defineConfig({
     'service-sqlite': 'src/service/sqlite.ts',
     'service-postgres': 'src/service/postgres.ts',
     'service-mysql': 'src/service/mysql.ts',
+    // the testing kit: fast-check is its peer dependency, loaded only by this entry
+    testing: 'src/testing/index.ts',
     server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
     // the SQLite reader: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the chunk that

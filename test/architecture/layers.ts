@@ -13,6 +13,8 @@ export const floors = [
   { name: 'backends', paths: ['src/backends/'] },
   // the OData service for any model: it knows no application (nothing in it imports src/server/)
   { name: 'service', paths: ['src/service/'] },
+  // the testing kit: generators, the memory backend as oracle, checkAgainstOracle
+  { name: 'testing', paths: ['src/testing/'] },
   // the reference server, the plant application
   { name: 'server', paths: ['src/server/'] },
 ] as const;

@@ -701,7 +701,7 @@ export class SqlEmitter {
   /** A column as a value of its EDM type (a dialect may keep decimals as scaled integers: ScaledDecimals). */
   private readColumn(column: Sql, property: Property, expr: BoundExpr): Sql {
     if (property.type === 'Edm.TimeOfDay' || property.type === 'Edm.Duration') {
-      throw this.unsupported(expr, `${property.type} properties are not supported by the SQL backends`);
+      throw this.unsupported(expr, `reading ${property.type} properties`);
     }
     const scaled = this.dialect.storage.scaledDecimals;
     if (property.type === 'Edm.Decimal' && scaled !== undefined) {

@@ -1,0 +1,294 @@
+// checkAgainstOracle: random rows and random queries, each answered by the implementation under test and by the
+// oracle (the memory backend); the first difference is shrunk by fast-check to a small case and reported with the
+// seed, the query, the rows, both answers, the differences and why the oracle kept or dropped each row in question.
+import fc from 'fast-check';
+import type { EntityType, Property, Row } from '../model/schema.js';
+import { rowFormOf } from '../values/cast.js';
+import { comparer } from '../values/compare.js';
+import { reader, type Value } from '../values/read.js';
+import { oracle, type OracleAnswer } from './oracle.js';
+import { queryOf, type GeneratedQuery, type QueryArbitraryOptions } from './queries.js';
+import { rowsOf, type RowsOptions } from './values.js';
+
+/** What an implementation answers: the rows of the page, or the rows with `$count=true`'s count. */
+export type ImplementationAnswer = readonly Row[] | { readonly rows: readonly Row[]; readonly count?: number };
+
+/** Runs one query over the rows last loaded (or, for a function over rows, over the rows given). */
+export type QueryRunner = (
+  query: GeneratedQuery,
+  rows: readonly Row[],
+) => ImplementationAnswer | Promise<ImplementationAnswer>;
+
+/** An implementation under test: how it answers a query, and how it is given the rows of each run. */
+export interface Implementation {
+  /** Stores the rows of a run before its queries (a table emptied and filled, a service's set replaced). */
+  load?(rows: readonly Row[]): void | Promise<void>;
+  run: QueryRunner;
+}
+
+export interface CheckOptions extends QueryArbitraryOptions {
+  readonly entityType: EntityType;
+  /**
+   * The rows: how to generate them (default up to 12 rows a run), or the rows the implementation already holds (a
+   * remote service that cannot be written): then only queries are generated, with literals from these rows.
+   */
+  readonly rows?: RowsOptions | readonly Row[];
+  /** Runs (data sets) to try; default 100. */
+  readonly numRuns?: number;
+  /** Queries per run; default 20. */
+  readonly queriesPerRun?: number;
+  /** Replays a reported failure: the seed and path of its report. */
+  readonly seed?: number;
+  readonly path?: string;
+  /** Time limit per run in milliseconds (fast-check's `timeout`); default none. */
+  readonly timeout?: number;
+}
+
+export interface CheckReport {
+  readonly runs: number;
+  readonly queries: number;
+  readonly seed: number;
+}
+
+/** A difference between the implementation and the oracle, shrunk; `message` is the whole report. */
+export class OracleMismatchError extends Error {
+  override readonly name = 'OracleMismatchError';
+  constructor(
+    message: string,
+    readonly seed: number,
+    readonly path: string | undefined,
+    readonly query: GeneratedQuery | undefined,
+    readonly rows: readonly Row[] | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** A difference found by one query: thrown inside the property so that fast-check shrinks it. */
+class Difference extends Error {
+  constructor(
+    readonly report: string,
+    readonly query: GeneratedQuery,
+    readonly rows: readonly Row[],
+  ) {
+    super(report);
+  }
+}
+
+/**
+ * Checks an implementation against the oracle over random rows and queries; resolves with what was run, or rejects
+ * with an OracleMismatchError whose message reports the smallest failing case. Works in any test runner.
+ */
+export async function checkAgainstOracle(
+  implementation: Implementation | QueryRunner,
+  options: CheckOptions,
+): Promise<CheckReport> {
+  const impl: Implementation = typeof implementation === 'function' ? { run: implementation } : implementation;
+  const { entityType } = options;
+  const fixedRows = Array.isArray(options.rows) ? (options.rows as readonly Row[]) : undefined;
+  const queriesPerRun = options.queriesPerRun ?? 20;
+  const queryOptions: QueryArbitraryOptions =
+    fixedRows === undefined ? options : { ...options, values: valuesOf(entityType, fixedRows, options) };
+  const rowsArbitrary =
+    fixedRows === undefined
+      ? rowsOf(entityType, { ...options, ...(options.rows as RowsOptions | undefined) })
+      : fc.constant(fixedRows);
+  let queries = 0;
+  let loaded: readonly Row[] | undefined;
+  const property = fc.asyncProperty(
+    rowsArbitrary,
+    fc.array(queryOf(entityType, queryOptions), { minLength: 1, maxLength: queriesPerRun, size: 'max' }),
+    async (rows, generated) => {
+      if (impl.load !== undefined && loaded !== rows) {
+        await impl.load(rows);
+        loaded = rows;
+      }
+      for (const query of generated) {
+        queries++;
+        await compareOne(impl, entityType, rows, query);
+      }
+    },
+  );
+  const details = await fc.check(property, {
+    numRuns: options.numRuns ?? 100,
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.path === undefined ? {} : { path: options.path }),
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+  });
+  if (!details.failed) return { runs: details.numRuns, queries, seed: details.seed };
+  const error = details.errorInstance;
+  const replay = `rerun with { seed: ${details.seed}, path: ${JSON.stringify(details.counterexamplePath)} }`;
+  const head = `checkAgainstOracle: ${entityType.name}: the implementation differs from the oracle after ${details.numRuns} runs and ${details.numShrinks} shrinks (${replay})`;
+  if (error instanceof Difference)
+    throw new OracleMismatchError(
+      `${head}\n${error.report}`,
+      details.seed,
+      details.counterexamplePath ?? undefined,
+      error.query,
+      error.rows,
+    );
+  throw new OracleMismatchError(
+    `${head}\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    details.seed,
+    details.counterexamplePath ?? undefined,
+    undefined,
+    undefined,
+  );
+}
+
+/** Each property's distinct values among fixed rows, for literals that select some of them. */
+function valuesOf(entityType: EntityType, rows: readonly Row[], options: CheckOptions): Record<string, unknown[]> {
+  const values: Record<string, unknown[]> = { ...(options.values as Record<string, unknown[]> | undefined) };
+  for (const property of entityType.properties.values()) {
+    if (values[property.name] !== undefined) continue;
+    const seen = new Map<string, unknown>();
+    for (const row of rows) {
+      const value = row[property.name];
+      if (value !== null && value !== undefined) seen.set(formOf(value, property), value);
+      if (seen.size >= 24) break;
+    }
+    if (seen.size > 0) values[property.name] = [...seen.values()];
+  }
+  return values;
+}
+
+async function compareOne(impl: Implementation, entityType: EntityType, rows: readonly Row[], query: GeneratedQuery) {
+  let expected: OracleAnswer;
+  try {
+    expected = oracle(entityType, rows, query.text);
+  } catch (error) {
+    // the generator made a query the engine refuses, or the engine failed: a bug of this library, not the user's
+    throw new Error(`the oracle failed on ${query.text} (a bug in odata-engine, please report it): ${String(error)}`, {
+      cause: error,
+    });
+  }
+  let answer: ImplementationAnswer;
+  try {
+    answer = await impl.run(query, rows);
+  } catch (error) {
+    throw new Difference(
+      report(query, rows, expected, undefined, [
+        `the implementation threw: ${error instanceof Error ? error.message : String(error)}`,
+      ]),
+      query,
+      rows,
+    );
+  }
+  const actual = Array.isArray(answer)
+    ? { rows: answer as readonly Row[] }
+    : (answer as Exclude<ImplementationAnswer, readonly Row[]>);
+  const differences = differencesOf(entityType, expected, actual, query);
+  if (differences.length > 0)
+    throw new Difference(report(query, rows, expected, actual.rows, differences, entityType), query, rows);
+}
+
+/** A value's text, equal for equal values of the property's type (the forms of a driver or a JSON body alike). */
+function formOf(value: unknown, property: Property): string {
+  const working = readAs(property, value);
+  if (working === null) return 'null';
+  const form = rowFormOf(working, property.type);
+  return form instanceof Uint8Array ? Buffer.from(form).toString('hex') : String(form);
+}
+
+/** A value as the working value of the property's type; Booleans also from 0 and 1 (SQLite's and MySQL's form). */
+function readAs(property: Property, value: unknown): Value {
+  if (property.type === 'Edm.Boolean' && (value === 0 || value === 1)) return value === 1;
+  return value === undefined ? null : reader(property.type)(value);
+}
+
+function sameValue(property: Property, a: unknown, b: unknown): boolean {
+  const x = readAs(property, a);
+  const y = readAs(property, b);
+  if (x === null || y === null) return x === y;
+  return comparer(property.type)(x, y) === 0;
+}
+
+function keyOf(entityType: EntityType, row: Row): string {
+  return entityType.key.map((k) => `${k.name}=${formOf(row[k.name], k)}`).join(',');
+}
+
+/** The differences between the oracle's answer and the implementation's, rows matched by key within each tie. */
+function differencesOf(
+  entityType: EntityType,
+  expected: OracleAnswer,
+  actual: { readonly rows: readonly Row[]; readonly count?: number },
+  query: GeneratedQuery,
+): string[] {
+  const out: string[] = [];
+  if (query.options.$count !== undefined && actual.count !== undefined && actual.count !== expected.count)
+    out.push(`$count: the oracle counts ${expected.count}, the implementation ${actual.count}`);
+  const byKey = new Map(actual.rows.map((row) => [keyOf(entityType, row), row]));
+  const expectedKeys = new Set(expected.rows.map((row) => keyOf(entityType, row)));
+  for (const row of expected.rows) {
+    const key = keyOf(entityType, row);
+    if (!byKey.has(key)) out.push(`(${key}) is in the oracle's answer only`);
+  }
+  for (const row of actual.rows) {
+    const key = keyOf(entityType, row);
+    if (!expectedKeys.has(key)) out.push(`(${key}) is in the implementation's answer only`);
+  }
+  if (actual.rows.length !== byKey.size) out.push(`the implementation answers a row more than once`);
+  if (out.length > 0) return out;
+  // the same rows: each in the oracle's place, up to rows that tie on the requested order
+  for (let start = 0; start < expected.rows.length;) {
+    let end = start + 1;
+    while (end < expected.rows.length && expected.tie(expected.rows[start]!, expected.rows[end]!)) end++;
+    const group = new Set(expected.rows.slice(start, end).map((row) => keyOf(entityType, row)));
+    for (let i = start; i < end; i++) {
+      const key = keyOf(entityType, actual.rows[i]!);
+      if (!group.has(key))
+        out.push(
+          `position ${i}: the implementation has (${key}), the oracle one of ${[...group].map((k) => `(${k})`).join(', ')}`,
+        );
+    }
+    start = end;
+  }
+  for (const row of expected.rows) {
+    const key = keyOf(entityType, row);
+    const other = byKey.get(key)!;
+    for (const property of expected.bound.select) {
+      if (!(property.name in other)) out.push(`(${key}) ${property.name}: missing from the implementation's row`);
+      else if (!sameValue(property, row[property.name], other[property.name]))
+        out.push(
+          `(${key}) ${property.name}: the oracle has ${show(row[property.name])}, the implementation ${show(other[property.name])}`,
+        );
+    }
+  }
+  return out;
+}
+
+function show(value: unknown): string {
+  return (
+    JSON.stringify(value, (_, v: unknown) =>
+      typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? `binary:${Buffer.from(v).toString('base64url')}` : v,
+    ) ?? 'undefined'
+  );
+}
+
+function report(
+  query: GeneratedQuery,
+  rows: readonly Row[],
+  expected: OracleAnswer,
+  actual: readonly Row[] | undefined,
+  differences: readonly string[],
+  entityType?: EntityType,
+): string {
+  const lines = [
+    `query: ${query.text}`,
+    ...Object.entries(query.options).map(([name, value]) => `  ${name} = ${value}`),
+    `rows (${rows.length}):`,
+    ...rows.map((row) => `  ${show(row)}`),
+    `oracle (${expected.rows.length} rows${expected.count === undefined ? '' : `, count ${expected.count}`}):`,
+    ...expected.rows.map((row) => `  ${show(row)}`),
+  ];
+  if (actual !== undefined)
+    lines.push(`implementation (${actual.length} rows):`, ...actual.map((row) => `  ${show(row)}`));
+  lines.push('differences:', ...differences.map((d) => `  - ${d}`));
+  if (entityType !== undefined && expected.bound.filter !== undefined) {
+    // why the oracle kept or dropped each row the two answers disagree on
+    const named = new Set(differences.map((d) => /^\(([^)]*)\)/.exec(d)?.[1]).filter((k) => k !== undefined));
+    const explained = rows.filter((row) => named.has(keyOf(entityType, row)));
+    if (explained.length > 0) lines.push('why (the oracle):', ...explained.map((row) => expected.explain(row)));
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,32 @@
+// odata-engine/testing: property-test any OData implementation (a function over rows, a SQL mapping, a remote
+// service) against the memory backend as its oracle. fast-check is a peer dependency. docs/testing.md.
+export { edgeValues, literalOf, propertyValue, rowOf, rowsOf, type RowOptions, type RowsOptions } from './values.js';
+export {
+  filterFunctions,
+  filterOf,
+  filterOperators,
+  valueExpressionOf,
+  type FilterFunction,
+  type FilterOperator,
+  type FilterOptions,
+} from './filters.js';
+export {
+  orderByOf,
+  queryOf,
+  queryText,
+  selectOf,
+  type GeneratedQuery,
+  type QueryArbitraryOptions,
+  type QueryOptionName,
+} from './queries.js';
+export { oracle, type OracleAnswer } from './oracle.js';
+export {
+  checkAgainstOracle,
+  OracleMismatchError,
+  type CheckOptions,
+  type CheckReport,
+  type Implementation,
+  type ImplementationAnswer,
+  type QueryRunner,
+} from './check.js';
+export { odataRunner, readAllRows, type ODataRunnerOptions } from './odata.js';

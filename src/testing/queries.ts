@@ -1,0 +1,120 @@
+// Whole queries for the testing kit: `$filter`, `$orderby`, `$select`, `$top`, `$skip` and `$count` over one entity
+// type, as decoded option texts and as the percent-encoded query string a URL carries.
+import fc from 'fast-check';
+import type { EntityType } from '../model/schema.js';
+import { isOrdered } from '../values/edm.js';
+import { filterOf, type FilterOptions } from './filters.js';
+
+/** A generated query: each option's text as written, and the query string that carries them. */
+export interface GeneratedQuery {
+  readonly options: Readonly<Partial<Record<QueryOptionName, string>>>;
+  /** `$filter=…&$orderby=…`, each value percent-encoded (`+` and `&` in a literal are escaped). */
+  readonly text: string;
+}
+
+export type QueryOptionName = '$filter' | '$orderby' | '$select' | '$top' | '$skip' | '$count';
+
+export interface QueryArbitraryOptions extends FilterOptions {
+  /** The options to generate (default `$filter`, `$orderby`, `$select`, `$top` and `$skip`; `$count` on request). */
+  readonly include?: readonly QueryOptionName[];
+}
+
+/** The properties a query may order by: ordered, readable ones (Binary has no order). */
+function orderable(entityType: EntityType, options: FilterOptions): string[] {
+  const wanted = options.properties === undefined ? undefined : new Set(options.properties);
+  return [...entityType.properties.values()]
+    .filter((p) => !p.writeOnly && isOrdered(p.type) && (wanted === undefined || wanted.has(p.name) || p.isKey))
+    .map((p) => p.name);
+}
+
+/**
+ * `$orderby` items: one to three properties, each ascending or descending. With `total`, the key properties not
+ * already named follow, so that the order has no ties and a page of it is one set of rows.
+ */
+export function orderByOf(
+  entityType: EntityType,
+  options: FilterOptions & { readonly total?: boolean } = {},
+): fc.Arbitrary<string> {
+  const names = orderable(entityType, options);
+  const item = fc.tuple(fc.constantFrom(...names), fc.constantFrom('', ' desc'));
+  return fc
+    .uniqueArray(item, { minLength: 1, maxLength: Math.min(3, names.length), selector: ([name]) => name })
+    .map((items) => {
+      const named = new Set(items.map(([name]) => name));
+      const ties = options.total
+        ? entityType.key.filter((k) => !named.has(k.name)).map((k) => [k.name, ''] as const)
+        : [];
+      return [...items, ...ties].map(([name, direction]) => `${name}${direction}`).join(',');
+    });
+}
+
+/** `$select`: some of the readable properties, the key always among them (so that answers can be matched by key). */
+export function selectOf(entityType: EntityType): fc.Arbitrary<string> {
+  const all = [...entityType.properties.values()].filter((p) => !p.writeOnly);
+  const others = all.filter((p) => !p.isKey).map((p) => p.name);
+  const keys = entityType.key.map((k) => k.name);
+  return fc.subarray(others, { minLength: 0 }).map((chosen) =>
+    all
+      .map((p) => p.name)
+      .filter((name) => keys.includes(name) || chosen.includes(name))
+      .join(','),
+  );
+}
+
+/** Percent-encodes an option's value for a query string (`$` and `,` may stay as they are). */
+function encode(value: string): string {
+  return encodeURIComponent(value).replace(/%24/g, '$').replace(/%2C/g, ',');
+}
+
+/** Builds the query string of decoded option texts. */
+export function queryText(options: Readonly<Partial<Record<QueryOptionName, string>>>): string {
+  return Object.entries(options)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${encode(value!)}`)
+    .join('&');
+}
+
+/**
+ * A whole query over the entity type. Any query with `$top` or `$skip` orders totally (its `$orderby` ends with the
+ * key), so that every correct implementation returns the same page; without paging, rows that tie may come in any
+ * order and are compared as a set within each tie.
+ */
+export function queryOf(entityType: EntityType, options: QueryArbitraryOptions = {}): fc.Arbitrary<GeneratedQuery> {
+  const include = new Set(options.include ?? ['$filter', '$orderby', '$select', '$top', '$skip']);
+  const maybe = <T>(on: boolean, arb: fc.Arbitrary<T>, freq = 3): fc.Arbitrary<T | undefined> =>
+    on ? fc.option(arb, { nil: undefined, freq }) : fc.constant(undefined);
+  return fc
+    .record({
+      filter: maybe(include.has('$filter'), filterOf(entityType, options), 5),
+      paging: fc.record({
+        top: maybe(include.has('$top'), fc.nat(6), 2),
+        skip: maybe(include.has('$skip'), fc.nat(4), 2),
+      }),
+      orderBy: maybe(include.has('$orderby'), fc.boolean(), 2),
+      orderByItems: orderByOf(entityType, { ...options, total: true }),
+      select: maybe(include.has('$select'), selectOf(entityType), 2),
+      count: maybe(include.has('$count'), fc.constant('true'), 2),
+    })
+    .map(({ filter, paging, orderBy, orderByItems, select, count }): GeneratedQuery => {
+      const paged = paging.top !== undefined || paging.skip !== undefined;
+      // without `total`, drop the appended key unless paging needs it
+      const order =
+        paged || orderBy !== undefined ? (paged ? orderByItems : dropTrailingKey(orderByItems, entityType)) : undefined;
+      const chosen: Partial<Record<QueryOptionName, string>> = {};
+      if (filter !== undefined) chosen.$filter = filter;
+      if (order !== undefined) chosen.$orderby = order;
+      if (select !== undefined) chosen.$select = select;
+      if (paging.top !== undefined) chosen.$top = String(paging.top);
+      if (paging.skip !== undefined) chosen.$skip = String(paging.skip);
+      if (count !== undefined) chosen.$count = count;
+      return { options: chosen, text: queryText(chosen) };
+    });
+}
+
+/** `$orderby` text without the key items `orderByOf` appended for `total` (the items the caller chose stay). */
+function dropTrailingKey(orderBy: string, entityType: EntityType): string {
+  const items = orderBy.split(',');
+  const keys = new Set(entityType.key.map((k) => k.name));
+  while (items.length > 1 && keys.has(items[items.length - 1]!)) items.pop();
+  return items.join(',');
+}

@@ -1,0 +1,44 @@
+// The kit finds real bugs (issue 19): each mutant of mutants.ts must be reported by checkAgainstOracle with its
+// default run count, shrunk to a case of a few nodes; the unchanged backend must pass the same check.
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkAgainstOracle, OracleMismatchError } from '../../src/testing/index.js';
+import { Thing } from '../backends/sql/fixtures.js';
+import { db, mutants, sqliteWith } from './mutants.js';
+
+afterAll(() => db.close());
+
+describe('checkAgainstOracle', () => {
+  it('passes the SQLite backend as it is', async () => {
+    const report = await checkAgainstOracle(
+      sqliteWith((s) => s),
+      { entityType: Thing, seed: 19 },
+    );
+    expect(report.queries).toBeGreaterThan(500);
+  }, 120_000);
+
+  for (const [name, mutate] of Object.entries(mutants)) {
+    it(`reports ${name}, shrunk to a few nodes`, async () => {
+      // the default run count; a fixed seed keeps CI deterministic (docs/testing.md gives the rate over 20 seeds)
+      const error = await checkAgainstOracle(sqliteWith(mutate), { entityType: Thing, seed: 2026 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(OracleMismatchError);
+      const mismatch = error as OracleMismatchError;
+      console.log(`${name}:\n${mismatch.message}`);
+      // shrunk: one condition, or two joined by and/or, each a comparison of at most a function or an operator
+      const filter = mismatch.query?.options.$filter ?? '';
+      expect(filter).not.toBe('');
+      expect(nodesOf(filter)).toBeLessThanOrEqual(7);
+      expect(mismatch.rows!.length).toBeLessThanOrEqual(2);
+      expect(mismatch.message).toMatch(/rerun with \{ seed: -?\d+, path: "[\d:]+" \}/);
+      expect(mismatch.message).toContain('why (the oracle):');
+    }, 120_000);
+  }
+});
+
+/** Operators, function calls, properties and literals in filter text (a rough count of its syntax tree's nodes). */
+function nodesOf(filter: string): number {
+  const withoutStrings = filter.replace(/'(?:[^']|'')*'/g, "'s'");
+  return withoutStrings.split(/[\s(),]+/).filter((token) => token !== '').length;
+}
