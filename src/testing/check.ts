@@ -3,12 +3,10 @@
 // seed, the query, the rows, both answers, the differences and why the oracle kept or dropped each row in question.
 import fc from 'fast-check';
 import type { EntityType, Property, Row } from '../model/schema.js';
-import { rowFormOf } from '../values/cast.js';
 import { comparer } from '../values/compare.js';
-import { reader, type Value } from '../values/read.js';
 import { oracle, type OracleAnswer } from './oracle.js';
 import { queryOf, type GeneratedQuery, type QueryArbitraryOptions } from './queries.js';
-import { rowsOf, type RowsOptions } from './values.js';
+import { keyOf, readAs, rowsOf, valueText, type RowsOptions } from './values.js';
 
 /** What an implementation answers: the rows of the page, or the rows with `$count=true`'s count. */
 export type ImplementationAnswer = readonly Row[] | { readonly rows: readonly Row[]; readonly count?: number };
@@ -144,7 +142,7 @@ function valuesOf(entityType: EntityType, rows: readonly Row[], options: CheckOp
     const seen = new Map<string, unknown>();
     for (const row of rows) {
       const value = row[property.name];
-      if (value !== null && value !== undefined) seen.set(formOf(value, property), value);
+      if (value !== null && value !== undefined) seen.set(valueText(property, value), value);
       if (seen.size >= 24) break;
     }
     if (seen.size > 0) values[property.name] = [...seen.values()];
@@ -182,29 +180,11 @@ async function compareOne(impl: Implementation, entityType: EntityType, rows: re
     throw new Difference(report(query, rows, expected, actual.rows, differences, entityType), query, rows);
 }
 
-/** A value's text, equal for equal values of the property's type (the forms of a driver or a JSON body alike). */
-function formOf(value: unknown, property: Property): string {
-  const working = readAs(property, value);
-  if (working === null) return 'null';
-  const form = rowFormOf(working, property.type);
-  return form instanceof Uint8Array ? Buffer.from(form).toString('hex') : String(form);
-}
-
-/** A value as the working value of the property's type; Booleans also from 0 and 1 (SQLite's and MySQL's form). */
-function readAs(property: Property, value: unknown): Value {
-  if (property.type === 'Edm.Boolean' && (value === 0 || value === 1)) return value === 1;
-  return value === undefined ? null : reader(property.type)(value);
-}
-
 function sameValue(property: Property, a: unknown, b: unknown): boolean {
   const x = readAs(property, a);
   const y = readAs(property, b);
   if (x === null || y === null) return x === y;
   return comparer(property.type)(x, y) === 0;
-}
-
-function keyOf(entityType: EntityType, row: Row): string {
-  return entityType.key.map((k) => `${k.name}=${formOf(row[k.name], k)}`).join(',');
 }
 
 /** The differences between the oracle's answer and the implementation's, rows matched by key within each tie. */

@@ -417,15 +417,3 @@ const fallbackLiterals: Readonly<Record<EdmPrimitiveType, readonly string[]>> = 
 export function filterOf(entityType: EntityType, options: FilterOptions = {}): fc.Arbitrary<string> {
   return new ExpressionGenerator(entityType, options).predicate(options.depth ?? 3).map((p) => p.text);
 }
-
-/** An expression of one type (for `$orderby` items and `$compute`), or undefined when the entity type reads none. */
-export function valueExpressionOf(
-  entityType: EntityType,
-  type: EdmPrimitiveType,
-  options: FilterOptions = {},
-): fc.Arbitrary<string> | undefined {
-  const generator = new ExpressionGenerator(entityType, options);
-  return generator.has(type)
-    ? generator.value(type, Math.max((options.depth ?? 3) - 1, 0)).map((p) => p.text)
-    : undefined;
-}

@@ -1,11 +1,20 @@
 // odata-engine/testing: property-test any OData implementation (a function over rows, a SQL mapping, a remote
 // service) against the memory backend as its oracle. fast-check is a peer dependency. docs/testing.md.
-export { edgeValues, literalOf, propertyValue, rowOf, rowsOf, type RowOptions, type RowsOptions } from './values.js';
+export {
+  edgeValues,
+  keyOf,
+  literalOf,
+  propertyValue,
+  rowOf,
+  rowsOf,
+  valueText,
+  type RowOptions,
+  type RowsOptions,
+} from './values.js';
 export {
   filterFunctions,
   filterOf,
   filterOperators,
-  valueExpressionOf,
   type FilterFunction,
   type FilterOperator,
   type FilterOptions,

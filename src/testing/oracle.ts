@@ -9,6 +9,7 @@ import { validateQuery } from '../validate/bind.js';
 import type { BoundExpr, BoundQuery } from '../validate/bound.js';
 import { rowFormOf } from '../values/cast.js';
 import type { Value } from '../values/read.js';
+import { keyOf } from './values.js';
 
 export interface OracleAnswer {
   /** The query bound to the entity type (what the oracle ran). */
@@ -80,16 +81,19 @@ function show(value: Value, expr: BoundExpr): string {
 }
 
 function explainRow(bound: BoundQuery, filterText: string, kept: boolean, row: Row): string {
-  const keyText = bound.entityType.key.map((k) => `${k.name}=${JSON.stringify(row[k.name])}`).join(',');
+  const keyText = keyOf(bound.entityType, row);
   if (bound.filter === undefined) return `(${keyText}) kept: the query has no $filter`;
   const compiler = new ClosureCompiler();
   const lines: string[] = [];
   const textOf = (expr: BoundExpr): string => {
-    // a node's span leaves out the parentheses that close inside it (`not (A eq 1)` ends before `)`): take them in
-    let end = expr.span.end;
-    let text = filterText.slice(expr.span.start, end);
+    // a node's span leaves out the parentheses of a parenthesized operand at either end (`not (A eq 1)` ends
+    // before `)`, `(A eq 1) and B` starts after `(`): take them in
+    let { start, end } = expr.span;
+    let text = filterText.slice(start, end);
     while (end < filterText.length && filterText[end] === ')' && count(text, '(') > count(text, ')'))
       text += filterText[end++];
+    while (start > 0 && filterText[start - 1] === '(' && count(text, ')') > count(text, '('))
+      text = filterText[--start] + text;
     return text || expr.kind;
   };
   const visit = (expr: BoundExpr, indent: string): void => {

@@ -4,7 +4,9 @@
 // with, so that generated filters keep some rows and drop others instead of matching all or none.
 import fc from 'fast-check';
 import type { EntityType, Property, Row } from '../model/schema.js';
+import { rowFormOf } from '../values/cast.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
+import { reader, type Value } from '../values/read.js';
 
 /** What rows look like: values in the form a JSON body or a SQL driver gives (docs/testing.md). */
 export interface RowOptions {
@@ -223,15 +225,10 @@ export function propertyValue(property: Property, options: RowOptions = {}): fc.
   return fc.option(value, { nil: null, freq: options.nullFrequency ?? 5 });
 }
 
-/** The properties a row holds: every property but the computed-by-expression ones (all of them are stored). */
-function storedProperties(entityType: EntityType): Property[] {
-  return [...entityType.properties.values()];
-}
-
 /** One row of the entity type (its key values arbitrary too: use `rowsOf` for rows with distinct keys). */
 export function rowOf(entityType: EntityType, options: RowOptions = {}): fc.Arbitrary<Row> {
   const fields: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const property of storedProperties(entityType)) fields[property.name] = propertyValue(property, options);
+  for (const property of entityType.properties.values()) fields[property.name] = propertyValue(property, options);
   return fc.record(fields);
 }
 
@@ -246,25 +243,27 @@ export function rowsOf(entityType: EntityType, options: RowsOptions = {}): fc.Ar
   return fc.uniqueArray(rowOf(entityType, options), {
     minLength: options.minLength ?? 0,
     maxLength: options.maxLength ?? 12,
-    selector: (row) => entityType.key.map((k) => keyText(row[k.name], k.type)).join('\u0000'),
+    selector: (row) => keyOf(entityType, row),
   });
 }
 
-/** A key value as text that is equal for equal values (decimals, instants and GUIDs in any of their forms). */
-function keyText(value: unknown, type: EdmPrimitiveType): string {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
-  switch (type) {
-    case 'Edm.Decimal':
-    case 'Edm.Double':
-      return String(Number(value));
-    case 'Edm.DateTimeOffset':
-      return String(Date.parse(String(value)));
-    case 'Edm.Guid':
-    case 'Edm.String':
-      return type === 'Edm.Guid' ? String(value).toLowerCase() : String(value);
-    default:
-      return String(value);
-  }
+/** A value as the working value of the property's type; Booleans also from 0 and 1 (SQLite's and MySQL's form). */
+export function readAs(property: Property, value: unknown): Value {
+  if (property.type === 'Edm.Boolean' && (value === 0 || value === 1)) return value === 1;
+  return value === undefined ? null : reader(property.type)(value);
+}
+
+/** A value's text, equal for equal values of the property's type (the forms of a driver or a JSON body alike). */
+export function valueText(property: Property, value: unknown): string {
+  const working = readAs(property, value);
+  if (working === null) return 'null';
+  const form = rowFormOf(working, property.type);
+  return form instanceof Uint8Array ? Buffer.from(form).toString('hex') : String(form);
+}
+
+/** A row's key as text (`PONumber=PO-1,LineNumber=2`), equal for equal keys in any of their forms. */
+export function keyOf(entityType: EntityType, row: Row): string {
+  return entityType.key.map((k) => `${k.name}=${valueText(k, row[k.name])}`).join(',');
 }
 
 /** A row-form value as an OData literal (`'O''Neil'`, `12.5`, `1e300`, `duration'P1D'`). */
