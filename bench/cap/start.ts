@@ -2,6 +2,7 @@
 // by express on 127.0.0.1, port 0, quiet (CAP logs every request at level info), without authentication (the `dummy`
 // strategy: every request is privileged, as the bare routes), on the database the caller configures.
 import type { Server } from 'node:http';
+import { dirname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 type Row = Record<string, unknown>;
@@ -19,7 +20,10 @@ export interface Cds {
   connect: { to(name: string): Promise<CapDb> };
   deploy(csn: unknown): { to(db: CapDb): Promise<unknown> };
   serve(what: string): { from(model: unknown): { in(app: unknown): Promise<unknown> } };
-  ql: { INSERT: { into(entity: string): { entries(rows: readonly Row[]): unknown } } };
+  ql: {
+    INSERT: { into(entity: string): { entries(rows: readonly Row[]): unknown } };
+    DELETE: { from(entity: string): unknown };
+  };
   tx<T>(fn: (tx: CapDb) => Promise<T>): Promise<T>;
 }
 
@@ -42,18 +46,23 @@ export interface StartedCap {
 }
 
 /**
- * Loads `model` (a file of bench/cap/), deploys it to the database `db` configures (`cds.env.requires.db`) and
+ * Loads `model` (a file of bench/cap/, or an absolute path: the tests' models), deploys it to the database `db` configures (`cds.env.requires.db`) and
  * mounts its services in an express app; `load` runs before the app listens (rows to insert, indexes to add).
  */
-export async function startCap(model: string, db: Record<string, unknown>): Promise<StartedCap> {
+export async function startCap(
+  model: string,
+  db: Record<string, unknown>,
+  /** `silent` for tests that send requests CAP refuses (it logs each 400 with its stack at level error). */
+  logLevel: 'warn' | 'silent' = 'warn',
+): Promise<StartedCap> {
   const { default: cds } = (await import('@sap/cds' as string)) as { default: Cds };
-  const folder = fileURLToPath(new URL('./', import.meta.url));
-  cds.root = folder;
-  for (const id of ['cds', 'odata', 'db', 'sql', 'serve', 'server', 'deploy', 'app']) cds.log(id, 'warn');
-  cds.env.log.levels = new Proxy({}, { get: () => 'warn' });
+  const file = isAbsolute(model) ? model : fileURLToPath(new URL(model, import.meta.url));
+  cds.root = dirname(file);
+  for (const id of ['cds', 'odata', 'db', 'sql', 'serve', 'server', 'deploy', 'app', 'error']) cds.log(id, logLevel);
+  cds.env.log.levels = new Proxy({}, { get: () => logLevel });
   cds.env.requires['auth'] = { kind: 'dummy' };
   cds.env.requires['db'] = db;
-  const csn = await cds.load(`${folder}${model}`);
+  const csn = await cds.load(file);
   cds.model = cds.compile.for.nodejs(csn);
   const connected = await cds.connect.to('db');
   await cds.deploy(csn).to(connected);
