@@ -70,6 +70,8 @@ interface Piece {
   readonly text: string;
   /** 0 or: 1 and: 2 not: 3 comparison or in: 4 additive: 5 multiplicative: 6 unary: 7 primary: 8 */
   readonly level: number;
+  /** What the expression gives for the rows' common values (`length` 0 to 5, `year` 1970): literals to compare with. */
+  readonly results?: readonly string[];
 }
 
 const PRIMARY = 8;
@@ -86,7 +88,11 @@ class ExpressionGenerator {
   private readonly literals = new Map<EdmPrimitiveType, string[]>();
   /** The literals of the values rows hold most often. */
   private readonly common = new Map<EdmPrimitiveType, string[]>();
+  /** Each property's own literals, its common ones first (a property with allowed values holds only those). */
+  private readonly own = new Map<Property, { readonly all: string[]; readonly common: string[] }>();
   private readonly memo = new Map<string, Gen | undefined>();
+  /** What some functions give for the rows' values, by function name (Piece.results). */
+  private readonly results = new Map<string, readonly string[]>();
 
   constructor(
     entityType: EntityType,
@@ -102,11 +108,15 @@ class ExpressionGenerator {
       this.byType.set(property.type, list);
       const literals = this.literals.get(property.type) ?? [];
       const common = this.common.get(property.type) ?? [];
+      const own = { all: [] as string[], common: [] as string[] };
       edgeValues(property, options).forEach((value, i) => {
         const text = literalOf(value, property.type);
         if (!literals.includes(text)) literals.push(text);
         if (i < COMMON && !common.includes(text)) common.push(text);
+        if (!own.all.includes(text)) own.all.push(text);
+        if (i < COMMON && !own.common.includes(text)) own.common.push(text);
       });
+      this.own.set(property, own);
       this.literals.set(property.type, literals);
       this.common.set(property.type, common);
     }
@@ -115,6 +125,34 @@ class ExpressionGenerator {
     for (const text of ['0', '1', '2', '3', '5', '12', '29', '30', '1970', '2024'])
       if (!int32.includes(text)) int32.push(text);
     this.literals.set('Edm.Int32', int32);
+    // the parts of the dates, instants and times rows hold, as each function gives them (in the value's own offset)
+    const parts = new Map<string, Set<string>>();
+    const temporal = ['Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay'] as const;
+    for (const property of entityType.properties.values()) {
+      if (!(temporal as readonly string[]).includes(property.type)) continue;
+      for (const value of edgeValues(property, options)) {
+        const text = String(value);
+        const date = /^(-?\d{4,})-(\d\d)-(\d\d)/.exec(text);
+        const time = /(?:^|T)(\d\d):(\d\d):(\d\d)/.exec(text);
+        const found: [string, string | undefined][] = [
+          ['year', date?.[1]],
+          ['month', date?.[2]],
+          ['day', date?.[3]],
+          ['hour', time?.[1]],
+          ['minute', time?.[2]],
+          ['second', time?.[3]],
+        ];
+        for (const [name, part] of found) {
+          if (part === undefined) continue;
+          const set = parts.get(name) ?? new Set<string>();
+          set.add(String(Number(part)));
+          parts.set(name, set);
+        }
+      }
+    }
+    for (const [name, set] of parts) this.results.set(name, [...set]);
+    this.results.set('length', ['0', '1', '2', '3', '4']);
+    this.results.set('indexof', ['-1', '0', '1']);
   }
 
   has(type: EdmPrimitiveType): boolean {
@@ -131,9 +169,12 @@ class ExpressionGenerator {
 
   /** A literal of the type, from the values rows hold. */
   literal(type: EdmPrimitiveType): Gen {
-    const pool = this.literals.get(type) ?? [];
+    return this.literalFrom(this.literals.get(type) ?? [], this.common.get(type) ?? [], type);
+  }
+
+  /** A literal from `pool`, the common values more often; the type's fallback when the pool is empty. */
+  private literalFrom(pool: readonly string[], common: readonly string[], type: EdmPrimitiveType): Gen {
     if (pool.length === 0) return fc.constantFrom(...fallbackLiterals[type]).map(primary);
-    const common = this.common.get(type) ?? [];
     if (common.length === 0) return fc.constantFrom(...pool).map(primary);
     return fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...common).map(primary) },
@@ -178,7 +219,11 @@ class ExpressionGenerator {
   }
 
   private call(name: string, ...args: Gen[]): Gen {
-    return fc.tuple(...args).map((pieces) => primary(`${name}(${pieces.map((p) => p.text).join(',')})`));
+    const results = this.results.get(name);
+    return fc.tuple(...args).map((pieces) => ({
+      ...primary(`${name}(${pieces.map((p) => p.text).join(',')})`),
+      ...(results === undefined ? {} : { results }),
+    }));
   }
 
   /**
@@ -200,12 +245,16 @@ class ExpressionGenerator {
   }
 
   /**
-   * `left operator right`, both of `type` and so is the result (arithmetic, `B eq true`): while shrinking, either side
-   * may give way, leaving the other alone (or, were both to go, the type's first literal).
+   * `left operator right`, both of `type` and so is the result (arithmetic, `B eq true`): while shrinking, the whole
+   * may give way to the type's first literal, or either side, leaving the other alone.
    */
   private binary(left: Gen, operator: string, right: Gen, level: number, type: EdmPrimitiveType): Gen {
     const side = (gen: Gen) => fc.option(gen, { nil: undefined, freq: 1000 });
-    return fc.tuple(side(left), side(right)).map(([a, b]): Piece => {
+    // shrinks first to the type's first literal in one step (`D sub D` to `0.0`): a case that fails with either
+    // side alone and with the literal would otherwise stop at the node
+    const whole = fc.option(fc.constant(true), { nil: undefined, freq: 1000 });
+    return fc.tuple(whole, side(left), side(right)).map(([kept, a, b]): Piece => {
+      if (kept === undefined) return primary(fallbackLiterals[type][0]!);
       if (a === undefined || b === undefined) return a ?? b ?? primary(fallbackLiterals[type][0]!);
       // left-associative: the right operand of `a sub (b sub c)` keeps its parentheses
       return { text: `${wrap(a, level)} ${operator} ${wrap(b, level + 1)}`, level };
@@ -230,8 +279,9 @@ class ExpressionGenerator {
     switch (type) {
       case 'Edm.String':
         if (!this.has('Edm.String')) break;
+        // their argument reads the row: a function of a literal is the same for every row, and splits none
         for (const f of ['tolower', 'toupper', 'trim'] as const)
-          if (this.fn(f)) out.push(this.sameTypeCall(f, v(type)));
+          if (this.fn(f)) out.push(this.sameTypeCall(f, this.operand(type, depth)));
         if (this.fn('concat')) out.push(this.sameTypeCall('concat', this.operand(type, depth), v(type)));
         if (this.fn('substring')) {
           out.push(this.sameTypeCall('substring', this.operand(type, depth), small));
@@ -263,12 +313,14 @@ class ExpressionGenerator {
         arithmetic(['add', 'sub', 'mul', 'mod']);
         // quotients: by the row's values and by divisors whose exact quotient has more than 20 places
         arithmetic(['div', 'divby'], fc.oneof(v(type), fc.constantFrom('3.0', '7.0', '0.5', '0.0').map(primary)));
-        for (const f of ['round', 'floor', 'ceiling'] as const) if (this.fn(f)) out.push(this.sameTypeCall(f, v(type)));
+        for (const f of ['round', 'floor', 'ceiling'] as const)
+          if (this.fn(f)) out.push(this.sameTypeCall(f, this.operand(type, depth)));
         break;
       case 'Edm.Double':
         if (!this.has(type)) break;
         arithmetic(['add', 'sub', 'mul', 'div']);
-        for (const f of ['round', 'floor', 'ceiling'] as const) if (this.fn(f)) out.push(this.sameTypeCall(f, v(type)));
+        for (const f of ['round', 'floor', 'ceiling'] as const)
+          if (this.fn(f)) out.push(this.sameTypeCall(f, this.operand(type, depth)));
         break;
       case 'Edm.Date':
         if (this.fn('date') && this.has('Edm.DateTimeOffset'))
@@ -300,7 +352,13 @@ class ExpressionGenerator {
   private comparison(left: Gen, ops: readonly FilterOperator[], right: Gen): Gen {
     return (
       fc
-        .tuple(left, fc.constantFrom(...ops), right)
+        .tuple(left, fc.constantFrom(...ops), right, fc.nat(63))
+        // half the time, a left side that knows what it gives for the rows' values is compared with one of those
+        .map(([a, o, b, n]): [Piece, FilterOperator, Piece] => [
+          a,
+          o,
+          a.results !== undefined && n % 2 === 1 ? primary(a.results[(n >> 1) % a.results.length]!) : b,
+        ])
         // `X gt X` is the same for every row (false, or true where X is not null): never worth a case
         .filter(([a, , b]) => a.text !== b.text)
         .map(([a, o, b]) => {
@@ -331,8 +389,16 @@ class ExpressionGenerator {
     for (const type of comparable) {
       const left = this.operand(type, inner);
       const ops = this.comparisonOperators(type);
-      if (ops.length > 0)
-        choices.push({ weight: 6, arbitrary: this.comparison(left, ops, this.rightOperand(type, inner)) });
+      if (ops.length > 0) {
+        choices.push({ weight: 4, arbitrary: this.comparison(left, ops, this.rightOperand(type, inner)) });
+        // a property and one of its own values (`UnitOfMeasure eq 'EA'`, not another property's): the comparison
+        // most likely to keep some rows and drop others
+        const own = this.byType.get(type)!.map((p) => {
+          const { all, common } = this.own.get(p)!;
+          return this.comparison(fc.constant(primary(p.name)), ops, this.literalFrom(all, common, type));
+        });
+        choices.push({ weight: 2, arbitrary: fc.oneof(...own) });
+      }
       const nullTest = (['eq', 'ne'] as const).filter((o) => this.op(o));
       const nullable = this.byType.get(type)!.filter((p) => p.nullable);
       if (nullTest.length > 0 && nullable.length > 0)

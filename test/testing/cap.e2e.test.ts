@@ -94,6 +94,8 @@ describe('checkAgainstOracle against SAP CAP on SQLite', () => {
       operators: ['gt', 'ge', 'lt', 'le', 'not', 'and', 'or'],
       functions: [],
       properties: ['UnitCost'],
+      // one level of logic: CAP refuses `not not (…)` (a test below), which would be reported first
+      depth: 2,
       values: exactDecimals,
       include: ['$filter'],
     });
@@ -147,7 +149,7 @@ describe('checkAgainstOracle against SAP CAP on SQLite', () => {
     expect(mismatch.message).toMatch(/position \d: the implementation has/);
   }, 120_000);
 
-  it('reports valid filters CAP refuses: a Boolean property alone, arithmetic', async () => {
+  it('reports valid filters CAP refuses: a Boolean property alone, arithmetic, not not', async () => {
     const alone = await reported({ operators: ['and', 'or', 'not'], functions: [], properties: ['IsCritical'] });
     expect(alone.query!.options.$filter).toBe('IsCritical');
     expect(alone.message).toMatch(/the implementation threw: GET .* answered 400/);
@@ -159,6 +161,9 @@ describe('checkAgainstOracle against SAP CAP on SQLite', () => {
     });
     expect(arithmetic.query!.options.$filter).toMatch(/ add /);
     expect(arithmetic.message).toMatch(/answered 400/);
+    const negations = await reported({ operators: ['gt', 'not'], functions: [], properties: ['UnitCost'] });
+    expect(negations.query!.options.$filter).toMatch(/^not not \(UnitCost gt -?[\d.]+\)$/);
+    expect(negations.message).toMatch(/answered 400/);
   }, 120_000);
 
   it('finds no difference where CAP keeps OData semantics (non-null operands, ASCII, exact decimals)', async () => {

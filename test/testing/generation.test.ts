@@ -33,7 +33,7 @@ describe('generated filters', () => {
         `${entityType.name}: ${((100 * split) / CASES).toFixed(1)}% split the rows; per 1,000 cases:`,
         perThousand,
       );
-      expect(split / CASES).toBeGreaterThanOrEqual(0.55);
+      expect(split / CASES).toBeGreaterThanOrEqual(0.6);
       // what the entity type has no property for cannot appear (year of a type without dates)
       const possible = [...filterOperators, ...filterFunctions].filter((name) => applicable(entityType, name));
       expect(possible.filter((name) => !uses.has(name))).toEqual([]);

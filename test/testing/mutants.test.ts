@@ -7,6 +7,8 @@ import { db, mutants, sqliteWith } from './mutants.js';
 
 afterAll(() => db.close());
 
+const SEEDS = [1, 2, 3, 4, 5];
+
 describe('checkAgainstOracle', () => {
   it('passes the SQLite backend as it is', async () => {
     const report = await checkAgainstOracle(
@@ -18,21 +20,29 @@ describe('checkAgainstOracle', () => {
 
   for (const [name, mutate] of Object.entries(mutants)) {
     it(`reports ${name}, shrunk to a few nodes`, async () => {
-      // the default run count; a fixed seed keeps CI deterministic (docs/testing.md gives the rate over 20 seeds)
-      const error = await checkAgainstOracle(sqliteWith(mutate), { entityType: Thing, seed: 2026 }).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(OracleMismatchError);
-      const mismatch = error as OracleMismatchError;
-      console.log(`${name}:\n${mismatch.message}`);
-      // shrunk: one condition, or two joined by and/or, each a comparison of at most a function or an operator
-      const filter = mismatch.query?.options.$filter ?? '';
-      expect(filter).not.toBe('');
-      expect(nodesOf(filter)).toBeLessThanOrEqual(7);
-      expect(mismatch.rows!.length).toBeLessThanOrEqual(2);
-      expect(mismatch.message).toMatch(/rerun with \{ seed: -?\d+, path: "[\d:]+" \}/);
-      expect(mismatch.message).toContain('why (the oracle):');
+      // the default run count, over five fixed seeds (deterministic in CI): a mistake in one function among twenty
+      // can go unmet by one seed's runs, so four of five must report it (docs/testing.md gives the rate over 20)
+      const reported: OracleMismatchError[] = [];
+      for (const seed of SEEDS) {
+        const error = await checkAgainstOracle(sqliteWith(mutate), { entityType: Thing, seed }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (error === undefined) continue;
+        expect(error).toBeInstanceOf(OracleMismatchError);
+        reported.push(error as OracleMismatchError);
+      }
+      expect(reported.length).toBeGreaterThanOrEqual(SEEDS.length - 1);
+      console.log(`${name}:\n${reported[0]!.message}`);
+      for (const mismatch of reported) {
+        // shrunk: one condition, or two joined by and/or, each a comparison of at most a function or an operator
+        const filter = mismatch.query?.options.$filter ?? '';
+        expect(filter).not.toBe('');
+        expect(nodesOf(filter)).toBeLessThanOrEqual(7);
+        expect(mismatch.rows!.length).toBeLessThanOrEqual(2);
+        expect(mismatch.message).toMatch(/rerun with \{ seed: -?\d+, path: "[\d:]+" \}/);
+        expect(mismatch.message).toContain('why (the oracle):');
+      }
     }, 120_000);
   }
 });
