@@ -16,6 +16,8 @@ export default defineConfig({
     'service-mysql': 'src/service/mysql.ts',
     // the testing kit: fast-check is its peer dependency, loaded only by this entry
     testing: 'src/testing/index.ts',
+    // `odata-engine bench` as a library (it loads the testing kit, hence fast-check, and the drivers on demand)
+    bench: 'src/server/filter-bench.ts',
     server: 'src/server/index.ts',
     cli: 'src/server/cli.ts',
     // the SQLite reader: started by file name (`new URL('./sqlite-worker.js', import.meta.url)` from the chunk that

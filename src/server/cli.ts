@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `odata-engine` command line: run the reference server (`serve`), manage its sites, keys and users, and
-// `explain` how a query string is read and the SQL each dialect runs for it.
+// The `odata-engine` command line: run the reference server (`serve`), manage its sites, keys and users, `explain`
+// how a query string is read and the SQL each dialect runs for it, and `bench` filters on every backend.
 import {
   isODataError,
   parseQuery,
@@ -85,6 +85,37 @@ const commands: Readonly<Record<string, CommandSpec>> = {
   seed: {
     usage: `odata-engine seed SITE [--rows N] [--seed S]   fill an empty site with generated records\n${storageNote}`,
     flags: { ...storageFlags, rows: 'value', seed: 'value' },
+  },
+  bench: {
+    usage: `odata-engine bench SET [FILTER...] [--model FILE] [--filters FILE] [--rows N | --data FILE [--format json|csv]]
+                   [--predicates FILE] [--seed S] [--rounds N] [--round-ms MS] [--postgres URL|off] [--mysql URL|off]
+                   [--svg FILE] [--markdown FILE]
+  Time each $filter over the rows of SET on the memory backend, SQLite, PostgreSQL and MySQL/MariaDB (those
+  reachable) and hand-written predicates, after checking that they keep the same rows; print rows per second with
+  the spread and the ratios, and write an SVG chart (default ./odata-bench.svg).
+  SET is an entity set of the reference model, or of the model a JavaScript module exports (--model FILE: its default
+  export or "model", made with defineModel). Filters: the arguments, and one per line of --filters FILE (# starts a
+  comment); without any, 8 generated ones. Rows: N generated (default 100000; --seed S, default 1), or the records of
+  a JSON array or CSV file. --predicates FILE: a module whose default export maps filter text to (row) => boolean.
+  PostgreSQL: --postgres URL (default postgres://postgres@127.0.0.1:5432/postgres; a schema is made and dropped);
+  MySQL/MariaDB: --mysql URL (default mysql://root@127.0.0.1:3306; a database likewise); off: not run.
+  --rounds N timed rounds (default 3) of at least --round-ms MS each (default 200). Exit status 1 when a backend
+  keeps other rows than the memory backend.`,
+    flags: {
+      model: 'value',
+      filters: 'value',
+      rows: 'value',
+      data: 'value',
+      format: 'value',
+      predicates: 'value',
+      seed: 'value',
+      rounds: 'value',
+      'round-ms': 'value',
+      postgres: 'value',
+      mysql: 'value',
+      svg: 'value',
+      markdown: 'value',
+    },
   },
   explain: {
     usage: `odata-engine explain [SET] '<query string>'
@@ -508,6 +539,92 @@ async function bulk(command: 'import' | 'seed', args: readonly string[]): Promis
   }
 }
 
+/** A module's default export, or its export `name`. */
+async function moduleExport(file: string, name: string): Promise<unknown> {
+  const { resolve } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const module = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  return module['default'] ?? module[name];
+}
+
+async function bench(args: readonly string[]): Promise<number> {
+  const { flags, positional } = options('bench', args);
+  const [set, ...given] = positional;
+  if (set === undefined) throw new UsageError('bench needs an entity set');
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  // the benchmark generates rows and filters with the testing kit, whose fast-check is an optional peer dependency
+  const bench = await import('./filter-bench.js').catch((error: unknown) => {
+    if (String(error).includes("'fast-check'"))
+      throw new Error('odata-engine bench needs fast-check beside odata-engine: npm install --save-dev fast-check');
+    throw error;
+  });
+  const modelFile = flag(flags, 'model');
+  const model = modelFile === undefined ? plantDataModel : await moduleExport(modelFile, 'model');
+  if (!(model instanceof Object) || !((model as { entitySets?: unknown }).entitySets instanceof Map))
+    throw new UsageError(`${modelFile} exports no model (a defineModel result, as its default export or \`model\`)`);
+  const typed = model as typeof plantDataModel;
+  const entityType = typed.entitySets.get(set);
+  if (entityType === undefined)
+    throw new UsageError(`The model has no entity set ${set}; it has ${[...typed.entitySets.keys()].join(', ')}`);
+  const seed = Math.floor(numberFlag(flags, 'seed', 1));
+  const dataFile = flag(flags, 'data');
+  let rows;
+  if (dataFile === undefined)
+    rows = bench.generatedRows(entityType, Math.floor(numberFlag(flags, 'rows', 100_000)), seed);
+  else {
+    if (flags.has('rows')) throw new UsageError('--rows and --data exclude each other');
+    const { parseRecords } = await import('./admin.js');
+    const format = flag(flags, 'format') ?? (dataFile.toLowerCase().endsWith('.csv') ? 'csv' : 'json');
+    if (format !== 'csv' && format !== 'json') throw new UsageError('--format is json or csv');
+    rows = bench.rowsFromRecords(entityType, parseRecords(readFileSync(dataFile, 'utf8'), format, entityType));
+  }
+  const filters = [...given];
+  const filtersFile = flag(flags, 'filters');
+  if (filtersFile !== undefined)
+    for (const line of readFileSync(filtersFile, 'utf8').split(/\r?\n/)) {
+      const text = line.trim();
+      if (text !== '' && !text.startsWith('#')) filters.push(text);
+    }
+  if (filters.length === 0) filters.push(...bench.generatedFilters(entityType, rows, 8, seed));
+  const predicatesFile = flag(flags, 'predicates');
+  const predicates =
+    predicatesFile === undefined
+      ? undefined
+      : ((await moduleExport(predicatesFile, 'predicates')) as import('./filter-bench.js').Predicates);
+  const server = (name: 'postgres' | 'mysql', fallback: string): string | undefined => {
+    const value = flag(flags, name) ?? fallback;
+    return value === 'off' ? undefined : value;
+  };
+  const postgresUrl = server('postgres', 'postgres://postgres@127.0.0.1:5432/postgres');
+  const mysqlUrl = server('mysql', 'mysql://root@127.0.0.1:3306');
+  const bars = new Map<string, (done: number, total?: number) => void>();
+  const result = await bench.runFilterBench({
+    model: typed,
+    set,
+    filters,
+    rows,
+    ...(postgresUrl === undefined ? {} : { postgresUrl }),
+    ...(mysqlUrl === undefined ? {} : { mysqlUrl }),
+    ...(predicates === undefined ? {} : { predicates }),
+    rounds: Math.floor(numberFlag(flags, 'rounds', 3)),
+    roundMs: numberFlag(flags, 'round-ms', 200),
+    progress: (label, done, total) => {
+      let bar = bars.get(label);
+      if (bar === undefined) bars.set(label, (bar = progressBar(label)));
+      bar(done, total);
+      if (done === total && process.stderr.isTTY) process.stderr.write('\n');
+    },
+  });
+  const markdown = bench.formatFilterBench(result);
+  console.log(markdown);
+  const markdownFile = flag(flags, 'markdown');
+  if (markdownFile !== undefined) writeFileSync(markdownFile, `${markdown}\n`);
+  const svgFile = flag(flags, 'svg') ?? 'odata-bench.svg';
+  writeFileSync(svgFile, bench.filterBenchSvg(result));
+  console.log(`\nChart written to ${svgFile}`);
+  return result.disagreement ? 1 : 0;
+}
+
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
@@ -537,6 +654,7 @@ async function main(args: readonly string[]): Promise<number> {
       if (positional.length > 0) throw new UsageError(`serve takes no arguments, found ${positional.join(' ')}`);
       return await serve(flags);
     }
+    if (command === 'bench') return await bench(rest);
     if (command === 'sites' || command === 'keys' || command === 'users') return await admin(command, rest);
     return await bulk(command as 'import' | 'seed', rest);
   } catch (error) {

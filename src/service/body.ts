@@ -36,6 +36,11 @@ export interface BodyOptions {
   readonly maxBinaryBytes?: number;
   /** Maximum length in characters of a string whose property declares no maxLength (default 1,048,576). */
   readonly maxStringLength?: number;
+  /**
+   * Computed properties in a create body are read like the others instead of refused: records that were stored
+   * before (a benchmark's data file), not a client's request.
+   */
+  readonly acceptComputed?: boolean;
 }
 
 /**
@@ -81,7 +86,7 @@ export function checkCreateBody(entityType: EntityType, body: unknown, options: 
       problems.add(unknownField(name, context, writableNames(entityType, 'create')));
       continue;
     }
-    if (property.computed === true) {
+    if (property.computed === true && options.acceptComputed !== true) {
       problems.add(computedField(name, object, entityType.name));
       continue;
     }
