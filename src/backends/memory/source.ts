@@ -215,7 +215,22 @@ class SourceWriter {
     if (right.kind === 'property' && right.source.kind === 'root' && left.kind === 'literal') {
       return this.propertyTest(right.property, MIRRORED[expr.operator], left);
     }
+    if (left.type === 'Edm.Decimal' && right.type === 'Edm.Decimal') return this.decimalPairEstimate(expr);
     return undefined;
+  }
+
+  /**
+   * Two Decimal values of the row compared (`QuantityReceived lt QuantityOrdered`): decided in doubles when they are
+   * farther apart than their rounding can reach (each within 2^-53 of its value: `approximateOperand`), exactly
+   * otherwise; a value only the exact path reads, null included, is NaN and fails the test.
+   */
+  private decimalPairEstimate(expr: BoundComparison): string | undefined {
+    const a = this.approximateOperand(expr.left);
+    const b = this.approximateOperand(expr.right);
+    if (a === undefined || b === undefined) return undefined;
+    const exact = this.constant(this.closures.exactComparison(expr));
+    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[expr.operator];
+    return `(a = ${a}, b = ${b}, d = a - b, Math.abs(d) > 1e-15 * (Math.abs(a) + Math.abs(b)) + 1e-300 ? ${decided} : ${exact}(row))`;
   }
 
   /** A root property compared with a literal: the shape of most filters. */
@@ -246,8 +261,28 @@ class SourceWriter {
       return `(v = ${row}, typeof v === "string" && (t = ${parse}(v)) === t ? t ${js} ${k} : ${slow}(v) ${js} 0)`;
     }
     const direct = directForm(property.type, c);
+    if (property.type === 'Edm.Decimal') {
+      const text = this.decimalTextEstimate(operator, literal);
+      if (text !== undefined)
+        return `(v = ${row}, ${direct === undefined ? '' : `${direct} ? v ${js} ${k} : `}${text} : ${slow}(v) ${js} 0)`;
+    }
     if (direct === undefined) return `(${slow}(${row}) ${js} 0)`;
     return `(v = ${row}, ${direct} ? v ${js} ${k} : ${slow}(v) ${js} 0)`;
+  }
+
+  /**
+   * A Decimal property held as text (a driver's numeric column, `'12.5000'`) compared with a literal: decided in
+   * doubles, as `decimalEstimate` does, when the text's double (`decimalTextDouble`, within 2^-53 of its value, or NaN
+   * for text it does not take) is farther from the literal's than their rounding can reach; the exact reader
+   * otherwise. Source for the test and its answer (`test ? answer`), reading `v`; undefined for a literal no double
+   * stands for.
+   */
+  private decimalTextEstimate(operator: ComparisonOperator, literal: BoundLiteral): string | undefined {
+    const c = literalDouble(literal);
+    if (c === undefined || !Number.isFinite(c)) return undefined;
+    const k = this.constant(c);
+    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[operator];
+    return `typeof v === "string" && (a = ${this.constant(decimalTextDouble)}(v), d = a - ${k}, Math.abs(d) > 1e-15 * (Math.abs(a) + Math.abs(${k})) + 1e-300) ? ${decided}`;
   }
 
   /**
