@@ -1,8 +1,11 @@
 // The testing examples of docs/testing.md, checked by the kit as the docs say: a hand-written Express endpoint over
 // HTTP (examples/testing/express-parts.ts) and a Kysely adapter on SQLite (examples/testing/kysely-parts.ts), each
-// with the operators and functions it supports. Both agree with the oracle on every query of the default run count.
+// with the operators and functions it supports. Both agree with the oracle on every query of the default run count;
+// the Kysely check also runs under Node's own test runner (examples/testing/node-test.ts).
+import { spawnSync } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkAgainstOracle, odataRunner } from '../../src/testing/index.js';
 import { partsApp } from '../../examples/testing/express-parts.js';
@@ -52,5 +55,17 @@ describe('the testing examples', () => {
     } finally {
       await db.destroy();
     }
+  }, 120_000);
+
+  it('runs under node:test as well (examples/testing/node-test.ts)', () => {
+    const file = fileURLToPath(new URL('../../examples/testing/node-test.ts', import.meta.url));
+    const tsx = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+    const result = spawnSync(process.execPath, ['--import', tsx, '--test', file], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/100 runs, \d+ queries, seed -?\d+/);
+    expect(result.stdout).toMatch(/# pass 1\n# fail 0/);
   }, 120_000);
 });
