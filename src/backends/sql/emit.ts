@@ -752,6 +752,9 @@ export class SqlEmitter {
       return exact ? fast : `COALESCE(${fast}, ${d.false})`;
     }
 
+    const columns = this.sameScaleColumns(expr);
+    if (columns !== undefined)
+      return this.nullSafe(`(${columns[0]} ${sqlOperator(operator)} ${columns[1]})`, expr, mode, ...columns);
     let a = this.value(left);
     let b = this.value(right);
     if (type === 'Edm.Decimal') return this.nullSafe(d.compareDecimal(a, sqlOperator(operator), b), expr, mode, a, b);
@@ -788,6 +791,22 @@ export class SqlEmitter {
     }
     if (operator === 'ne') return `(COALESCE(${compared}, ${d.false}) OR ((${a} IS NULL) <> (${b} IS NULL)))`;
     return mode === 'where' ? compared : `COALESCE(${compared}, ${d.false})`;
+  }
+
+  /**
+   * Two decimal columns kept as scaled integers at the same scale (SQLite's `QuantityReceived lt QuantityOrdered`):
+   * their integers compare as the decimals do, without reading either as a decimal; undefined for anything else.
+   */
+  private sameScaleColumns(expr: Extract<BoundExpr, { kind: 'comparison' }>): [Sql, Sql] | undefined {
+    const scaled = this.dialect.storage.scaledDecimals;
+    const { left, right } = expr;
+    if (scaled === undefined || left.kind !== 'property' || right.kind !== 'property') return undefined;
+    if (left.type !== 'Edm.Decimal' || right.type !== 'Edm.Decimal') return undefined;
+    if (this.scaleOf(scaled, left.property, expr) !== this.scaleOf(scaled, right.property, expr)) return undefined;
+    return [
+      this.column(this.scopeOf(left.source), left.property),
+      this.column(this.scopeOf(right.source), right.property),
+    ];
   }
 
   /**
