@@ -207,10 +207,14 @@ export const mysqlDialect: Dialect = {
   },
   negate: (a, type) => (type === 'Edm.Int32' || type === 'Edm.Int64' ? exactInt(`(-${wide(a)})`) : `(-${a})`),
   rounding: (name, a, type) => {
+    // FLOOR, CEILING and ROUND of a narrow DECIMAL give a BIGINT, whose arithmetic fails past 64 bits ("BIGINT value is
+    // out of range" for floor(D) mul floor(D) at 14 integer digits): a Decimal result stays a wide DECIMAL
+    if (type === 'Edm.Decimal')
+      return wide(`${name === 'floor' ? 'FLOOR' : name === 'ceiling' ? 'CEILING' : 'ROUND'}(${a})`);
     if (name === 'floor') return `FLOOR(${a})`;
     if (name === 'ceiling') return `CEILING(${a})`;
-    // ROUND(DECIMAL) is half away from zero; ROUND(DOUBLE) follows the C library (half even)
-    return type === 'Edm.Decimal' ? `ROUND(${a})` : roundHalfAwayDouble(a, truncate);
+    // ROUND(DOUBLE) follows the C library (half even); ROUND(DECIMAL) above is half away from zero
+    return roundHalfAwayDouble(a, truncate);
   },
   convertNumber: (a, from, to) => {
     if (from === to || to === 'Edm.Int64') return a;
