@@ -63,6 +63,11 @@ export interface FilterOptions extends RowOptions {
   readonly functions?: readonly FilterFunction[];
   /** The properties filters read (default every property that is not write-only). */
   readonly properties?: readonly string[];
+  /**
+   * Also a bare `null` where a value is taken (`D add null`, `concat(S,null)`, `contains(S,null)`, `I eq null`): a
+   * function or operator of null is null (SEMANTICS.md), a rule implementations often get wrong. Default false.
+   */
+  readonly nulls?: boolean;
 }
 
 /** A piece of filter text and how tightly it binds, so that parentheses are written only where they are needed. */
@@ -182,6 +187,14 @@ class ExpressionGenerator {
     );
   }
 
+  /** An item of an `in` list: a literal, or with `nulls` sometimes `null`. */
+  private item(type: EdmPrimitiveType): Gen {
+    const literal = this.literal(type);
+    return this.options.nulls === true
+      ? fc.oneof({ weight: 6, arbitrary: literal }, { weight: 1, arbitrary: fc.constant(primary('null')) })
+      : literal;
+  }
+
   /** A property of the type (undefined when the entity type has none). */
   property(type: EdmPrimitiveType): Gen | undefined {
     const properties = this.byType.get(type);
@@ -198,6 +211,8 @@ class ExpressionGenerator {
     const choices: fc.WeightedArbitrary<Piece>[] = [];
     if (leaf !== undefined) choices.push({ weight: 6, arbitrary: leaf });
     choices.push({ weight: 2, arbitrary: literal });
+    // never an operand that reads the row (`operand`), so never both sides of one operator: that would have no type
+    if (this.options.nulls === true) choices.push({ weight: 1, arbitrary: fc.constant(primary('null')) });
     for (const arbitrary of composites) choices.push({ weight: 2, arbitrary });
     const gen = fc.oneof({ withCrossShrink: true }, ...choices);
     this.memo.set(key, gen);
@@ -411,7 +426,7 @@ class ExpressionGenerator {
       if (this.op('in'))
         choices.push({
           weight: 1,
-          arbitrary: fc.tuple(left, fc.array(this.literal(type), { minLength: 1, maxLength: 4 })).map(([l, items]) => ({
+          arbitrary: fc.tuple(left, fc.array(this.item(type), { minLength: 1, maxLength: 4 })).map(([l, items]) => ({
             text: `${wrap(l, PRIMARY)} in (${items.map((i) => i.text).join(',')})`,
             level: 4,
           })),

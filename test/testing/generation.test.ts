@@ -40,6 +40,17 @@ describe('generated filters', () => {
     });
   }
 
+  it('with nulls, a bare null appears where a value is taken, and every filter still binds', () => {
+    let withNull = 0;
+    for (const entityType of [Thing, POLineItem]) {
+      for (const filter of fc.sample(filterOf(entityType, { nulls: true }), { numRuns: 1000, seed: 5 })) {
+        validateQuery(parseQuery(`$filter=${encodeURIComponent(filter)}`), entityType); // throws if not
+        if (/(^|[ (,])null\b/.test(filter.replace(/'(?:[^']|'')*'/g, "''"))) withNull++;
+      }
+    }
+    expect(withNull).toBeGreaterThan(300);
+  });
+
   it('whole queries bind, and a paged one orders by the key last', () => {
     for (const query of fc.sample(
       queryOf(POLineItem, { include: ['$filter', '$orderby', '$select', '$top', '$skip', '$count'] }),
