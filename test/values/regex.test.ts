@@ -231,6 +231,9 @@ describe('compileMatcher', () => {
             expect(result.ok, 'RegExp rejects it').toBe(false);
             return;
           }
+          // past MAX_PROGRAM_SIZE automaton states a pattern is refused by design (a limit that protects the server,
+          // tested on its own above): nested repetitions of the generator reach it rarely (`(…){2,4}…){2,3}`)
+          if (!result.ok && /automaton states, more than/.test(result.message)) return;
           if (!result.ok) throw new Error(`RegExp accepts it, we say ${result.kind}: ${result.message}`);
           const dfa = compileMatcher(result.pattern);
           const nfa = compileMatcher(result.pattern, { dfa: false });
