@@ -81,7 +81,6 @@ export const backendLabels: Readonly<Record<BenchBackend, string>> = {
 /** A store with its rows, and how to let it go. */
 interface Loaded {
   readonly store: Store;
-  readonly collection: StoreCollection;
   close(): Promise<void>;
 }
 
@@ -108,7 +107,7 @@ type Progress = (done: number, total: number) => void;
 /** Opens a SQL store of each kind asked for and loads the rows; a server that cannot be reached is skipped. */
 async function loadStores(
   options: FilterBenchOptions,
-  collection: (model: Model) => StoreCollection,
+  collection: StoreCollection,
   skipped: Partial<Record<BenchBackend, string>>,
 ): Promise<Map<BenchBackend, Loaded>> {
   const loaded = new Map<BenchBackend, Loaded>();
@@ -121,8 +120,8 @@ async function loadStores(
   {
     const { openSqliteStore } = await import('../service/sqlite.js');
     const store = await openSqliteStore(':memory:', { model });
-    await fill(store, collection(model), rows, progress('loading SQLite'));
-    loaded.set('sqlite', { store, collection: collection(model), close: () => store.close() });
+    await fill(store, collection, rows, progress('loading SQLite'));
+    loaded.set('sqlite', { store, close: () => store.close() });
   }
   if (options.postgresUrl !== undefined) {
     const { default: pg } = await import('pg');
@@ -141,13 +140,13 @@ async function loadStores(
         await admin.end();
       };
       try {
-        await fill(store, collection(model), rows, progress('loading PostgreSQL'));
+        await fill(store, collection, rows, progress('loading PostgreSQL'));
         await store.driver.run('ANALYZE');
       } catch (error) {
         await close();
         throw error;
       }
-      loaded.set('postgres', { store, collection: collection(model), close });
+      loaded.set('postgres', { store, close });
     } catch (error) {
       skipped.postgres = `${options.postgresUrl}: ${oneLine(error)}`;
       await admin.end().catch(() => undefined);
@@ -171,12 +170,12 @@ async function loadStores(
         await connection.end();
       };
       try {
-        await fill(store, collection(model), rows, progress('loading MySQL/MariaDB'));
+        await fill(store, collection, rows, progress('loading MySQL/MariaDB'));
       } catch (error) {
         await close();
         throw error;
       }
-      loaded.set('mysql', { store, collection: collection(model), close });
+      loaded.set('mysql', { store, close });
     } catch (error) {
       skipped.mysql = `${options.mysqlUrl}: ${oneLine(error)}`;
       await admin?.end().catch(() => undefined);
@@ -233,11 +232,8 @@ export async function runFilterBench(options: FilterBenchOptions): Promise<Filte
   const { model, set, rows, filters } = options;
   const entityType = model.entitySets.get(set);
   if (entityType === undefined) throw new Error(`The model has no entity set ${set}`);
-  const collection = (m: Model): StoreCollection => {
-    const found = collectionsOf(m).get(set);
-    if (found === undefined) throw new Error(`${set} is no collection of the model`);
-    return found;
-  };
+  const collection = collectionsOf(model).get(set);
+  if (collection === undefined) throw new Error(`${set} is no collection of the model`);
   const rounds = Math.max(1, options.rounds ?? 3);
   const roundMs = options.roundMs ?? 200;
   const skipped: Partial<Record<BenchBackend, string>> = {};
@@ -265,17 +261,17 @@ export async function runFilterBench(options: FilterBenchOptions): Promise<Filte
         for (const row of rows) if (matches(row)) n++;
         return n;
       });
-      for (const [name, { store, collection: c }] of stores) {
+      for (const [name, { store }] of stores) {
         try {
-          const answer = await store.read(c, keysBound);
+          const answer = await store.read(collection, keysBound);
           const actual = keysOf(entityType, answer.rows);
           if (actual.join('\n') !== expected.join('\n')) {
             problems[name] = describeDifference(expected, actual);
             disagreement = true;
             continue;
           }
-          const count = store.prepareCount?.(c, bound);
-          runs.set(name, count === undefined ? () => store.count(c, bound) : () => count.run());
+          const count = store.prepareCount?.(collection, bound);
+          runs.set(name, count === undefined ? () => store.count(collection, bound) : () => count.run());
         } catch (error) {
           if (!isODataError(error)) throw error;
           problems[name] = `refused (${error.status}): ${oneLine(error)}`;

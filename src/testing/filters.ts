@@ -75,7 +75,7 @@ interface Piece {
   readonly text: string;
   /** 0 or: 1 and: 2 not: 3 comparison or in: 4 additive: 5 multiplicative: 6 unary: 7 primary: 8 */
   readonly level: number;
-  /** What the expression gives for the rows' common values (`length` 0 to 5, `year` 1970): literals to compare with. */
+  /** What the expression gives for the rows' common values (`length` 0 to 4, `year` 1970): literals to compare with. */
   readonly results?: readonly string[];
 }
 

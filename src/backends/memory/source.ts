@@ -43,6 +43,14 @@ export interface Closures {
 export type FunctionCache = Map<string, (constants: readonly unknown[]) => unknown>;
 
 const OPERATOR_SOURCE = { eq: '===', ne: '!==', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
+/** A comparison's answer from `d`, the difference of its sides, once the doubles are far enough apart to decide. */
+const DECIDED_BY_DIFFERENCE = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' } as const;
+/**
+ * Source: `d = a - b` is farther from zero than two values each within 2^-53 (relative) of theirs can make it, or the
+ * 1e-300 an absolute error near the subnormal range can reach; false for NaN. Assigns `d`.
+ */
+const farApart = (a: string, b: string): string =>
+  `(d = ${a} - ${b}, Math.abs(d) > 1e-15 * (Math.abs(${a}) + Math.abs(${b})) + 1e-300)`;
 const MIRRORED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const;
 
 /**
@@ -229,8 +237,8 @@ class SourceWriter {
     const b = this.approximateOperand(expr.right);
     if (a === undefined || b === undefined) return undefined;
     const exact = this.constant(this.closures.exactComparison(expr));
-    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[expr.operator];
-    return `(a = ${a}, b = ${b}, d = a - b, Math.abs(d) > 1e-15 * (Math.abs(a) + Math.abs(b)) + 1e-300 ? ${decided} : ${exact}(row))`;
+    const decided = DECIDED_BY_DIFFERENCE[expr.operator];
+    return `(a = ${a}, b = ${b}, ${farApart('a', 'b')} ? ${decided} : ${exact}(row))`;
   }
 
   /** A root property compared with a literal: the shape of most filters. */
@@ -281,8 +289,8 @@ class SourceWriter {
     const c = literalDouble(literal);
     if (c === undefined || !Number.isFinite(c)) return undefined;
     const k = this.constant(c);
-    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[operator];
-    return `typeof v === "string" && (a = ${this.constant(decimalTextDouble)}(v), d = a - ${k}, Math.abs(d) > 1e-15 * (Math.abs(a) + Math.abs(${k})) + 1e-300) ? ${decided}`;
+    const decided = DECIDED_BY_DIFFERENCE[operator];
+    return `typeof v === "string" && (a = ${this.constant(decimalTextDouble)}(v), ${farApart('a', k)}) ? ${decided}`;
   }
 
   /**
@@ -343,7 +351,7 @@ class SourceWriter {
       left.operator === 'mul'
         ? `1e-15 * Math.abs(p) + 5e-16 * Math.abs(${k}) + 1e-300`
         : `1e-15 * (Math.abs(a) + Math.abs(b)) + 5e-16 * Math.abs(${k}) + 1e-300`;
-    const decided = { eq: 'false', ne: 'true', gt: 'd > 0', ge: 'd > 0', lt: 'd < 0', le: 'd < 0' }[operator];
+    const decided = DECIDED_BY_DIFFERENCE[operator];
     // zero or normal: NaN fails both tests
     const normal = (x: string): string => `(${x} === 0 || ${x} > 1e-300 || ${x} < -1e-300)`;
     return `(a = ${a}, b = ${b}, ${normal('a')} && ${normal('b')} && (p = a ${op} b, d = p - ${k}, Math.abs(d) > ${margin}) ? ${decided} : ${exact}(row))`;
