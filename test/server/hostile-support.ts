@@ -356,7 +356,11 @@ async function tableNames(driver: SqlDriver): Promise<string[]> {
       ? await driver.all(
           `SELECT table_name AS "name" FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`,
         )
-      : await driver.all(`SELECT "name" FROM sqlite_master WHERE "type" = 'table' ORDER BY 1`);
+      : // the data's tables: not the full-text index's (its FTS5 table, their shadow tables and its table of keys,
+        // `<table>_search_rows`), which change with the rows they index
+        await driver.all(
+          `SELECT "name" FROM pragma_table_list WHERE "schema" = 'main' AND "type" = 'table' AND "name" <> 'sqlite_schema' AND "name" NOT IN (SELECT "name" || '_rows' FROM pragma_table_list WHERE "type" = 'virtual') ORDER BY 1`,
+        );
   return rows.map((r) => String(r['name']));
 }
 

@@ -1,9 +1,10 @@
 // $search answers the same from every store: random texts of tricky words (case, accents composed and decomposed,
-// ß, Greek, CJK, apostrophes, hyphens, digits with commas, non-breaking and em spaces, LIKE wildcards) in the
+// ß, Greek, CJK, İ and the Kelvin sign (which lower-case to ASCII), apostrophes, hyphens, digits with commas, non-breaking and em spaces, LIKE wildcards) in the
 // searchable properties of random rows, then random search expressions (words, phrases, quoted text, NOT, AND, OR,
 // parentheses) beside random filters, through the service on the memory, tiny, SQLite, PostgreSQL and MariaDB stores,
 // compared as status and body text. The memory backend defines what a term matches (searchText); SQLite calls the same
-// code, PostgreSQL and MariaDB compute the same text with their lower() and regexp_replace.
+// code, PostgreSQL and MariaDB compute the same text with their lower() and regexp_replace. Memos are searched
+// through their full-text index first where the store has one (PostgreSQL's GIN, SQLite's FTS5).
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineEntityType, defineModel, type Row } from '../../src/model/schema.js';
@@ -12,7 +13,7 @@ import { EveryStore } from './stores.js';
 // 200 data sets of 8 searches: 1,600 a run on each store (SEARCH_DATA_SETS=800 runs four times as many)
 const DATA_SETS = Number(process.env.SEARCH_DATA_SETS ?? 200);
 
-/** The same texts searched by a scan (Notes) and, on PostgreSQL, through full-text indexes as a prefilter (Memos). */
+/** The same texts searched by a scan (Notes) and, on PostgreSQL and SQLite, through full-text indexes as a prefilter (Memos). */
 const noteType = (name: string, searchIndex: boolean) =>
   defineEntityType({
     name,
@@ -54,6 +55,10 @@ const vocabulary = [
   'a_b',
   '日本',
   'İ',
+  'İtem',
+  'item',
+  '\u212Aey',
+  'key',
   'ǅ',
   '%',
   '_x',

@@ -18,6 +18,39 @@ export type Sql = string;
 
 export type NumericOperator = 'add' | 'sub' | 'mul' | 'div' | 'mod';
 
+/**
+ * What a search index is asked: terms (words of ASCII letters and digits, lower-cased, each term's words in a row in
+ * one column) joined by AND and OR, as the `$search` expression joins them (a row holds an AND when it holds both).
+ */
+export type IndexedSearch =
+  | { readonly kind: 'words'; readonly words: readonly string[] }
+  | { readonly kind: 'and' | 'or'; readonly left: IndexedSearch; readonly right: IndexedSearch };
+
+/** A dialect's full-text index for `$search` (Dialect.searchIndex). Names are unquoted. */
+export interface SearchIndex {
+  /**
+   * DDL, idempotent (run every time a store opens): the index of `columns` of `table`, whose rows `key` (the table's
+   * whole key) tells apart, kept current by the database on every write from then on, and filled with the rows the
+   * table already has when it is made.
+   */
+  indexSql(table: TableName, key: readonly string[], columns: readonly string[]): Sql[];
+  /**
+   * A condition on the row read as `alias` from `table`, true wherever `search` holds as the exact match reads it (it
+   * may hold for more rows, never for fewer). `key` holds key columns of the row (all of them, or some: then more rows
+   * pass); `param` makes a string parameter.
+   */
+  prefilter(
+    row: {
+      readonly table: TableName;
+      readonly alias: Sql;
+      readonly key: readonly string[];
+      readonly columns: readonly string[];
+    },
+    search: IndexedSearch,
+    param: (value: string) => Sql,
+  ): Sql;
+}
+
 export interface Dialect {
   readonly name: SqlDialectName;
   /** A name as an identifier (a quote inside it doubled): the only quoting of names there is. */
@@ -64,14 +97,11 @@ export interface Dialect {
    */
   searchText(s: Sql, param: (value: string) => Sql): Sql;
   /**
-   * Set where a full-text index can serve `$search` (PostgreSQL): the index of a column's words (`searchIndexSql`,
-   * DDL), and a condition that the index serves and that holds wherever the exact match does (a prefilter), for a
-   * term of ASCII letters and digits only; `param` makes a string parameter.
+   * Set where a full-text index can serve `$search` (PostgreSQL's GIN, SQLite's FTS5): the statements that make the
+   * index of a table's indexed columns, and a condition that the index serves and that holds wherever the exact match
+   * does (a prefilter), for a term of ASCII letters and digits only.
    */
-  readonly searchIndex?: {
-    indexSql(table: Sql, column: Sql, name: Sql): Sql;
-    prefilter(column: Sql, words: readonly string[], param: (value: string) => Sql): Sql;
-  };
+  readonly searchIndex?: SearchIndex;
   /** `s` from the 0-based `start`, `count` characters (or to the end). Both are non-negative integers. */
   substring(s: Sql, start: Sql, count?: Sql): Sql;
   concat(a: Sql, b: Sql): Sql;

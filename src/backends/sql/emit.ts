@@ -12,7 +12,15 @@ import { errorAt, ODataError } from '../../errors.js';
 import type { BoundExpr, BoundQuery, BoundSearch, BoundSearchExpr, PropertySource } from '../../validate/bound.js';
 import { alwaysNull } from '../../validate/bind.js';
 import type { LiteralValue } from '../../syntax/ast.js';
-import type { Dialect, EncodedLiteral, ScaledDecimals, SqlDialectName, SqlParam, Sql } from './dialect.js';
+import type {
+  Dialect,
+  EncodedLiteral,
+  IndexedSearch,
+  ScaledDecimals,
+  SqlDialectName,
+  SqlParam,
+  Sql,
+} from './dialect.js';
 import { parsePattern } from '../../values/regex.js';
 import { INT64_MAX, INT64_MIN } from '../../values/arithmetic.js';
 import { MAX_STORABLE_INSTANT, MIN_STORABLE_INSTANT } from '../../values/calendar.js';
@@ -369,26 +377,38 @@ export class SqlEmitter {
     // under NOT or for any other term, so that it keeps every row the exact match keeps
     const index = d.searchIndex;
     if (index === undefined || !search.properties.every((p) => p.searchIndex === true)) return exact;
-    const prefilter = (e: BoundSearchExpr): Sql | undefined => {
+    const columnOf = (name: string): string => this.root.table.columns?.[name] ?? name;
+    // the row's key columns that the statement knows: the scope's, the parent's where read under one, the entity's
+    const row = {
+      table: this.root.table.table,
+      alias: this.root.alias,
+      key: [
+        ...new Set([
+          ...Object.keys(this.options.scope ?? {}),
+          ...Object.keys(this.options.parent ?? {}),
+          ...this.entityType.key.map((p) => columnOf(p.name)),
+        ]),
+      ],
+      columns: search.properties.map((p) => columnOf(p.name)),
+    };
+    const indexed = (e: BoundSearchExpr): IndexedSearch | undefined => {
       switch (e.kind) {
         case 'words':
-          if (!e.words.every((word) => /^[a-z0-9]+$/.test(word))) return undefined;
-          return `(${search.properties
-            .map((p) => index.prefilter(this.column(this.root, p), e.words, pattern))
-            .join(' OR ')})`;
+          return e.words.every((word) => /^[a-z0-9]+$/.test(word)) ? { kind: 'words', words: e.words } : undefined;
         case 'not':
           return undefined;
         case 'and': {
-          const [left, right] = [prefilter(e.left), prefilter(e.right)];
-          return left === undefined ? right : right === undefined ? left : `(${left} AND ${right})`;
+          const [left, right] = [indexed(e.left), indexed(e.right)];
+          return left === undefined ? right : right === undefined ? left : { kind: 'and', left, right };
         }
         case 'or': {
-          const [left, right] = [prefilter(e.left), prefilter(e.right)];
-          return left === undefined || right === undefined ? undefined : `(${left} OR ${right})`;
+          const [left, right] = [indexed(e.left), indexed(e.right)];
+          return left === undefined || right === undefined ? undefined : { kind: 'or', left, right };
         }
       }
     };
-    const narrowed = prefilter(search.expr);
+    const asked = indexed(search.expr);
+    const narrowed = asked === undefined ? undefined : index.prefilter(row, asked, pattern);
     return narrowed === undefined ? exact : `${narrowed} AND ${exact}`;
   }
 

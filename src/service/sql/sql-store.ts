@@ -106,18 +106,12 @@ export function schemaSql(
         ...(c.parentKey === undefined ? {} : { parentKey: c.parentKey }),
       }),
     );
-    // full-text indexes where the model asks for them and the dialect has them (PostgreSQL)
-    const { searchIndex, quoteIdentifier } = dialects[dialect];
-    if (searchIndex === undefined) continue;
-    for (const property of c.entityType.properties.values()) {
-      if (property.searchIndex !== true) continue;
-      statements.push(
-        searchIndex.indexSql(
-          quoteIdentifier(table),
-          quoteIdentifier(property.name),
-          quoteIdentifier(`${table}_${property.name}_search`.slice(0, 63)),
-        ),
-      );
+    // the full-text index where the model asks for one and the dialect has one
+    const { searchIndex } = dialects[dialect];
+    const indexed = [...c.entityType.properties.values()].filter((p) => p.searchIndex === true).map((p) => p.name);
+    if (searchIndex !== undefined && indexed.length > 0) {
+      const key = [...scopeColumns, ...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)];
+      statements.push(...searchIndex.indexSql(table, key, indexed));
     }
   }
   statements.push(dialects[dialect].statements.createTable(sequencesTable(scopeColumns), { ifNotExists: true }));

@@ -86,9 +86,10 @@ describe('the planner uses the key index', () => {
   });
 });
 
-describe('the planner uses a search index (PostgreSQL)', () => {
-  // a searchable property with a search index: its GIN index of the words serves each term of ASCII letters and
-  // digits, before the exact match (the statement's expression is the index's, so PostgreSQL can match them)
+describe('the planner uses a search index', () => {
+  // a searchable property with a search index: PostgreSQL's GIN index of the words, SQLite's FTS5 table, serves each
+  // term of ASCII letters and digits before the exact match (PostgreSQL's statement has the index's expression, so
+  // the planner can match them; SQLite's reads its FTS5 table by MATCH)
   const Note = defineEntityType({
     name: 'Note',
     key: ['Id'],
@@ -97,26 +98,30 @@ describe('the planner uses a search index (PostgreSQL)', () => {
       Title: { type: 'Edm.String', searchable: true, searchIndex: true },
     },
   });
+  const words = ['pump', 'seal', 'valve', 'Brand-New', 'bearing', 'Straße'];
+  const title = (i: number): string => `${words[i % 6]} ${words[(i * 7) % 6]} ${i}`;
 
-  it('for $search=pump seal (the index scanned) and not for NOT pump, finding what the scan finds', async () => {
-    const postgres = databases.filter((db) => db.dialect === 'postgres');
-    // (the PostgreSQL server, or PGlite where it is unreachable outside CI)
-    expect(postgres.length).toBeGreaterThan(0);
-    for (const db of postgres) {
+  it('for $search=pump seal (the index read) and not for NOT pump, finding what the scan finds', async () => {
+    const indexed = databases.filter((db) => dialects[db.dialect].searchIndex !== undefined);
+    // (the PostgreSQL server, or PGlite where it is unreachable outside CI; SQLite)
+    expect(indexed.map((db) => db.dialect)).toEqual(expect.arrayContaining(['sqlite', 'postgres']));
+    for (const db of indexed) {
       const table = db.tableName('notes');
-      const words = ['pump', 'seal', 'valve', 'Brand-New', 'bearing', 'Straße'];
+      // the rows first, then the index: it is filled with the rows the table has when it is made
       await db.load(
         Note,
         'notes',
-        Array.from({ length: 2000 }, (_, i) => ({ Id: i, Title: `${words[i % 6]} ${words[(i * 7) % 6]} ${i}` })),
+        Array.from({ length: 2000 }, (_, i) => ({ Id: i, Title: title(i) })),
       );
-      const { quoteIdentifier, searchIndex } = dialects.postgres;
+      for (const sql of dialects[db.dialect].searchIndex!.indexSql(table, ['Id'], ['Title'])) await db.exec(sql);
       await db.exec(
-        searchIndex!.indexSql(quoteTable(quoteIdentifier, table), quoteIdentifier('Title'), '"notes_title_search"'),
+        db.dialect === 'sqlite' ? 'ANALYZE' : `ANALYZE ${quoteTable(dialects.postgres.quoteIdentifier, table)}`,
       );
-      await db.exec(`ANALYZE ${quoteTable(quoteIdentifier, table)}`);
       const explain = async (query: string): Promise<string> => {
-        const statement = toSql(validateQuery(parseQuery(query), Note), { dialect: 'postgres', table });
+        const statement = toSql(validateQuery(parseQuery(query), Note), { dialect: db.dialect, table });
+        if (db.dialect === 'sqlite') {
+          return json(await db.query({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, params: statement.params }));
+        }
         await db.exec('SET enable_seqscan = off');
         try {
           return json(await db.query({ sql: `EXPLAIN (FORMAT JSON) ${statement.sql}`, params: statement.params }));
@@ -124,18 +129,30 @@ describe('the planner uses a search index (PostgreSQL)', () => {
           await db.exec('SET enable_seqscan = on');
         }
       };
-      expect(await explain('$search=pump%20seal'), db.label).toContain('"Index Name":"notes_title_search"');
-      expect(await explain('$search=NOT%20pump'), db.label).not.toContain('notes_title_search');
-      // and the index finds what the scan finds
-      const count = async (query: string, table2: typeof table): Promise<number> => {
-        const statement = toSql(validateQuery(parseQuery(query), Note), { dialect: 'postgres', table: table2 });
+      const index = db.dialect === 'sqlite' ? 'VIRTUAL TABLE INDEX' : '"Index Name":"notes_Title_search"';
+      expect(await explain('$search=pump%20seal'), db.label).toContain(index);
+      expect(await explain('$search=NOT%20pump'), db.label).not.toContain(index);
+      // and the index finds what the scan finds, also after writes that the database keeps it current through
+      const count = async (query: string): Promise<number> => {
+        const statement = toSql(validateQuery(parseQuery(query), Note), { dialect: db.dialect, table });
         return (await db.query(statement)).length;
       };
-      expect(await count('$search=brand%20new%20pump', table)).toBe(
-        Array.from({ length: 2000 }, (_, i) => `${words[i % 6]} ${words[(i * 7) % 6]} ${i}`).filter((t) =>
-          / brand new pump /.test(` ${t.toLowerCase().replace(/-/g, ' ')} `),
-        ).length,
+      const expected = (titles: readonly string[], phrase: string): number =>
+        titles.filter((t) => ` ${t.toLowerCase().replace(/-/g, ' ')} `.includes(` ${phrase} `)).length;
+      const titles = Array.from({ length: 2000 }, (_, i) => title(i));
+      expect(await count('$search=brand%20new%20pump')).toBe(expected(titles, 'brand new pump'));
+      const name = quoteTable(dialects[db.dialect].quoteIdentifier, table);
+      await db.exec(
+        `UPDATE ${name} SET ${dialects[db.dialect].quoteIdentifier('Title')} = 'gasket pump' WHERE ${dialects[db.dialect].quoteIdentifier('Id')} < 100`,
       );
+      await db.exec(`DELETE FROM ${name} WHERE ${dialects[db.dialect].quoteIdentifier('Id')} >= 1900`);
+      await db.exec(`INSERT INTO ${name} VALUES (5000, 'Gasket-pump 9'), (5001, NULL)`);
+      const now = [...Array.from({ length: 100 }, () => 'gasket pump'), ...titles.slice(100, 1900), 'Gasket-pump 9'];
+      for (const phrase of ['gasket pump', 'brand new pump', 'pump', 'seal', '9']) {
+        expect(await count(`$search=${encodeURIComponent(`"${phrase}"`)}`), `${db.label}: ${phrase}`).toBe(
+          expected(now, phrase),
+        );
+      }
     }
   });
 });

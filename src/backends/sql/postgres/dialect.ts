@@ -10,7 +10,7 @@ import {
   roundHalfAwayDouble,
   WHITE_SPACE_CHARACTERS,
 } from '../common.js';
-import type { Dialect, Sql } from '../dialect.js';
+import type { Dialect, IndexedSearch, Sql } from '../dialect.js';
 import { toPostgresRegex } from '../../../values/regex.js';
 import { SEARCH_SEPARATORS_CLASS } from '../../../values/text.js';
 import { quoteTable, sharedStatements } from '../statements.js';
@@ -110,13 +110,27 @@ export const postgresDialect: Dialect = {
   // the separators inline, a constant of this code (no parameter), so that the text is the very expression of the
   // search index below, which PostgreSQL then uses
   searchText: (s) => postgresSearchText(s),
+  // one GIN index per column, of the very expression searchText writes
   searchIndex: {
-    indexSql: (table, column, name) =>
-      `CREATE INDEX IF NOT EXISTS ${name} ON ${table} USING gin (to_tsvector('simple'::regconfig, ${postgresSearchText(column)}))`,
+    indexSql: (table, _key, columns) =>
+      columns.map(
+        (column) =>
+          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${typeof table === 'string' ? table : table[1]}_${column}_search`.slice(0, 63))} ON ${quoteTable(quoteIdentifier, table)} USING gin (to_tsvector('simple'::regconfig, ${postgresSearchText(quoteIdentifier(column))}))`,
+      ),
     // the words in a row, lexemes of the parser's `simple` configuration: for ASCII letters and digits the words
     // themselves, and wherever searchText holds them in a row, so does the index
-    prefilter: (column, words, param) =>
-      `to_tsvector('simple'::regconfig, ${postgresSearchText(column)}) @@ phraseto_tsquery('simple'::regconfig, ${param(words.join(' '))})`,
+    prefilter: ({ alias, columns }, search, param) => {
+      const walk = (e: IndexedSearch): Sql =>
+        e.kind === 'words'
+          ? `(${columns
+              .map(
+                (column) =>
+                  `to_tsvector('simple'::regconfig, ${postgresSearchText(`${alias}.${quoteIdentifier(column)}`)}) @@ phraseto_tsquery('simple'::regconfig, ${param(e.words.join(' '))})`,
+              )
+              .join(' OR ')})`
+          : `(${walk(e.left)} ${e.kind === 'and' ? 'AND' : 'OR'} ${walk(e.right)})`;
+      return walk(search);
+    },
   },
   // substr takes int4: clamp (a start beyond any text gives '' either way) so that `+ 1` cannot overflow. CASE,
   // not LEAST: PostgreSQL's LEAST skips a null argument, and a null start must stay null.

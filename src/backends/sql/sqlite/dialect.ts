@@ -3,7 +3,7 @@
 // integers, half-away rounding, regular expressions) runs as functions that `registerSqliteFunctions` (functions.ts)
 // adds to the connection: the same code the memory backend runs, so the two agree by construction. How values are
 // stored is storage.ts.
-import type { Dialect, Sql } from '../dialect.js';
+import type { Dialect, IndexedSearch, Sql, TableName } from '../dialect.js';
 import { quoteTable, sharedStatements } from '../statements.js';
 import { sqliteStorage } from './storage.js';
 
@@ -26,6 +26,54 @@ const shared = sharedStatements({
   columnType: sqliteStorage.columnType,
   tableOptions: '',
 });
+
+/**
+ * `$search`'s index of a table (Dialect.searchIndex): an FTS5 table of the indexed columns, `unicode61` with
+ * diacritics removed. Its tokens are a superset of searchText's words for a term of ASCII letters and digits: every
+ * separator of searchText (White_Space and ASCII other than letters and digits) separates its tokens too, and it folds
+ * what lower-cases to those letters (ASCII, `İ`, `K`). Contentless, so the text is not stored twice, and its rowids are
+ * those of a table of the rows' keys, since a table's own rowids may change on VACUUM; triggers keep both current
+ * (the FTS5 `delete` command is given the values that were indexed).
+ */
+function fts5Index(table: TableName, key: readonly string[], columns: readonly string[]): Sql[] {
+  const qualified = fts5Names(table);
+  // inside a trigger, tables are named without their schema (SQLite's rule): the trigger's own
+  const { base, index, rows } = fts5Names(last(table));
+  const trigger = (suffix: string): Sql => quoteTable(quoteIdentifier, named(table, `${last(table)}_search_${suffix}`));
+  const k = key.map(quoteIdentifier);
+  const c = columns.map(quoteIdentifier);
+  const slots = columns.map((_, i) => `c${i}`);
+  const same = (of: string, row: string): Sql => k.map((column) => `${row}.${column} = ${of}.${column}`).join(' AND ');
+  const values = (of: string): Sql => c.map((column) => `${of}.${column}`).join(', ');
+  const remove = (of: string): Sql =>
+    `INSERT INTO ${index} (${index}, rowid, ${slots.join(', ')}) SELECT 'delete', r."$id", ${values(of)} FROM ${rows} AS r WHERE ${same(of, 'r')};`;
+  const add = (of: string): Sql =>
+    `INSERT INTO ${index} (rowid, ${slots.join(', ')}) SELECT r."$id", ${values(of)} FROM ${rows} AS r WHERE ${same(of, 'r')};`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${qualified.rows} ("$id" INTEGER PRIMARY KEY, ${k.join(', ')}, UNIQUE (${k.join(', ')}))`,
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${qualified.index} USING fts5(${slots.join(', ')}, content='', tokenize='unicode61 remove_diacritics 2')`,
+    // a new row: its key gets an id, and the id's row its words
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON ${base} BEGIN INSERT INTO ${rows} (${k.join(', ')}) VALUES (${k.map((column) => `new.${column}`).join(', ')}); END`,
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('rows_insert')} AFTER INSERT ON ${rows} BEGIN INSERT INTO ${index} (rowid, ${slots.join(', ')}) SELECT new."$id", ${values('t')} FROM ${base} AS t WHERE ${same('new', 't')}; END`,
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON ${base} BEGIN ${remove('old')} DELETE FROM ${rows} WHERE ${k.map((column) => `${column} = old.${column}`).join(' AND ')}; END`,
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF ${[...new Set([...k, ...c])].join(', ')} ON ${base} BEGIN ${remove('old')} UPDATE ${rows} SET ${k.map((column) => `${column} = new.${column}`).join(', ')} WHERE ${k.map((column) => `${column} = old.${column}`).join(' AND ')}; ${add('new')} END`,
+    // the rows the table has when the index is made (later ones come through the triggers)
+    `INSERT INTO ${qualified.rows} (${k.join(', ')}) SELECT ${k.join(', ')} FROM ${qualified.base} WHERE NOT EXISTS (SELECT 1 FROM ${qualified.rows})`,
+  ];
+}
+
+/** The last part of a table name, and a name beside it (in the same schema). */
+const last = (table: TableName): string => (typeof table === 'string' ? table : table[1]);
+const named = (table: TableName, name: string): TableName => (typeof table === 'string' ? name : [table[0], name]);
+
+/** The quoted names of a table, of its FTS5 index and of the index's table of keys. */
+function fts5Names(table: TableName): { readonly base: Sql; readonly index: Sql; readonly rows: Sql } {
+  return {
+    base: quoteTable(quoteIdentifier, table),
+    index: quoteTable(quoteIdentifier, named(table, `${last(table)}_search`)),
+    rows: quoteTable(quoteIdentifier, named(table, `${last(table)}_search_rows`)),
+  };
+}
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
@@ -64,6 +112,21 @@ export const sqliteDialect: Dialect = {
   length: (s) => fn('length', s),
   position: (s, t) => fn('instr', s, t),
   searchText: (s) => fn('odata_search_text', s),
+  searchIndex: {
+    indexSql: (table, key, columns) => fts5Index(table, key, columns),
+    // the rows whose words the FTS5 index holds in a row (a phrase stays within one column; AND and OR are of the
+    // whole row, as the exact match's), by their key; one MATCH for the whole search
+    prefilter: ({ table, alias, key }, search, param) => {
+      const { rows, index } = fts5Names(table);
+      const keys = key.map(quoteIdentifier);
+      const walk = (e: IndexedSearch): string =>
+        e.kind === 'words'
+          ? `"${e.words.join(' ')}"`
+          : `(${walk(e.left)} ${e.kind === 'and' ? 'AND' : 'OR'} ${walk(e.right)})`;
+      // (the MATCH's left side is the FTS5 table's hidden column of its own name)
+      return `((${keys.map((k) => `${alias}.${k}`).join(', ')}) IN (SELECT ${keys.map((k) => `r.${k}`).join(', ')} FROM ${rows} AS r WHERE r."$id" IN (SELECT s.rowid FROM ${index} AS s WHERE s.${fts5Names(last(table)).index} MATCH ${param(walk(search))})))`;
+    },
+  },
   substring: (s, start, count) =>
     count === undefined ? fn('substr', s, `(${start} + 1)`) : fn('substr', s, `(${start} + 1)`, count),
   concat: (a, b) => `(${a} || ${b})`,
