@@ -54,6 +54,7 @@ import {
   type LiteralContext,
 } from './literals.js';
 import { suggest } from '../values/suggest.js';
+import { defaultMaxDepth, type ParseOptions } from './options.js';
 
 /** Canonical function names by lower-case spelling (function names are case-insensitive in 4.01). */
 const canonicalByLowerName: ReadonlyMap<string, CanonicalFunctionName> = new Map(
@@ -161,14 +162,7 @@ function expectationOf(ruleName: string): string {
   }
 }
 
-export interface ParseOptions {
-  /** Maximum nesting of parentheses, unary operators, calls and lambdas (default 100). */
-  readonly maxDepth?: number;
-  /** Values of `@alias` parameters, attached to the alias nodes that name them. */
-  readonly aliases?: ReadonlyMap<string, Expr>;
-}
-
-export const defaultMaxDepth = 100;
+export { defaultMaxDepth, type ParseOptions } from './options.js';
 
 class ODataParser extends EmbeddedActionsParser {
   /** The value being parsed, for whitespace checks. */

@@ -6,7 +6,7 @@
 import { createToken, EmbeddedActionsParser, Lexer, type IToken } from 'chevrotain';
 import { atPosition, ODataError } from '../errors.js';
 import type { SearchExpr, Span } from './ast.js';
-import { defaultMaxDepth, type ParseOptions } from './parser.js';
+import { defaultMaxDepth, type ParseOptions } from './options.js';
 
 const WhiteSpace = createToken({ name: 'SearchSpace', pattern: /[ \t]+/, group: Lexer.SKIPPED });
 const Open = createToken({ name: 'SearchOpen', pattern: /\(/, label: '(' });
