@@ -273,12 +273,16 @@ function setAnnotations(set: EntitySet): Annotation[] {
             paths: set.entityType.concurrency.map((p) => p.name),
           }),
         ];
-  // $apply: every transformation the service answers, no rollup (a hierarchy), every property groupable and
-  // aggregatable (no restrictions listed)
+  // $search looks in the properties the model marks searchable: without any, the set offers none
+  const searchable = [...set.entityType.properties.values()].some((p) => p.searchable === true);
+  // $apply: every transformation the service answers (search where $search is), no rollup (a hierarchy), every
+  // property groupable and aggregatable (no restrictions listed)
   const apply = annotation(`${aggregation}.ApplySupported`, {
     kind: 'Record',
     properties: {
-      Transformations: { strings: applyTransformations },
+      Transformations: {
+        strings: searchable ? applyTransformations : applyTransformations.filter((t) => t !== 'search'),
+      },
       Rollup: { enumType: `${aggregation}.RollupType`, member: 'None' },
     },
   });
@@ -286,12 +290,7 @@ function setAnnotations(set: EntitySet): Annotation[] {
     ...insert,
     ...restriction('UpdateRestrictions', 'Updatable', set.updatable),
     ...restriction('DeleteRestrictions', 'Deletable', set.deletable),
-    // $search looks in the properties the model marks searchable: without any, the set offers none
-    ...restriction(
-      'SearchRestrictions',
-      'Searchable',
-      [...set.entityType.properties.values()].some((p) => p.searchable === true),
-    ),
+    ...restriction('SearchRestrictions', 'Searchable', searchable),
     ...concurrency,
     apply,
   ];

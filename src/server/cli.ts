@@ -221,7 +221,7 @@ function explain(query: string, setName?: string): number {
           const made = toSqlApply(bound.apply, sqlOptions, defaultLimits.maxApplyRows + 1);
           if (made === undefined) {
             console.log(
-              `\nSQL (${dialect}): the rows its leading filters keep, read as for $filter; every transformation of $apply runs in memory (the database cannot make its grouping exactly)`,
+              `\nSQL (${dialect}): the rows its leading filters and searches keep, read as for $filter and $search; every transformation of $apply runs in memory (the database cannot make its grouping exactly)`,
             );
             continue;
           }

@@ -1,38 +1,46 @@
 // Reading a query with `$apply` from any store. A store that groups by itself (the SQL stores: Store.prepareApply)
-// makes the leading filters and the first grouping in its database, and the transformations after it run over the
-// groups in memory (the memory backend's runApply); any other store reads the input rows (the leading filter
-// transformations as its filter, so that an index can serve them) and every transformation runs in memory. The rest
-// of the query (`$filter`, `$orderby`, `$skip`, `$top`, `$count`, `$select` of the aggregated instances) runs over
-// what they give. Either way the memory backend's semantics hold; `maxApplyRows` bounds the rows (or groups) one
-// request may bring into memory.
+// makes the leading filters and searches and the first grouping in its database, and the transformations after it run
+// over the groups in memory (the memory backend's runApply); any other store reads the input rows (the leading filter
+// and search transformations as its filter and `$search`, so that an index can serve them) and every transformation
+// runs in memory. The rest of the query (`$filter`, `$orderby`, `$skip`, `$top`, `$count`, `$select` of the aggregated
+// instances) runs over what they give. Either way the memory backend's semantics hold; `maxApplyRows` bounds the rows
+// (or groups) one request may bring into memory.
 import { ODataError } from '../errors.js';
 import type { Row } from '../model/schema.js';
 import { runApply } from '../backends/memory/apply.js';
 import { compileQuery } from '../backends/memory/compile.js';
 import { applyReadsNavigation } from '../validate/apply.js';
 import { andOf, validateQuery } from '../validate/bind.js';
-import type { BoundApply, BoundExpr, BoundQuery } from '../validate/bound.js';
+import type { BoundApply, BoundExpr, BoundQuery, BoundSearch } from '../validate/bound.js';
+import { andSearch } from '../validate/search.js';
 import type { PreparedCount, PreparedRead, Store, StoreCollection } from './store.js';
 import { entityMembers } from './json.js';
 
 /**
- * The read of `$apply`'s input rows (every readable property, its leading filters, in key order, one row past
- * `maxRows`), and the transformations left for memory.
+ * The read of `$apply`'s input rows (every readable property, its leading filters and searches as the query's filter
+ * and search, in key order, one row past `maxRows`), and the transformations left for memory.
  */
 export function applyInput(apply: BoundApply, maxRows: number): { query: BoundQuery; rest: BoundApply } {
   let first = 0;
   let filter: BoundExpr | undefined;
+  let search: BoundSearch | undefined;
   for (; first < apply.steps.length; first++) {
     const step = apply.steps[first]!;
-    if (step.kind !== 'filter') break;
-    filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
+    if (step.kind === 'filter') filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
+    else if (step.kind === 'search') search = search === undefined ? step.search : andSearch(search, step.search);
+    else break;
   }
   // every readable property, in the type's default order (the key last): the transformations see the same rows in the
   // same order on every store
   const all = validateQuery({ aliases: new Map(), custom: new Map(), text: {} }, apply.input);
   return {
     // one row more than allowed: to know there are more
-    query: { ...all, ...(filter === undefined ? {} : { filter }), top: maxRows + 1 },
+    query: {
+      ...all,
+      ...(filter === undefined ? {} : { filter }),
+      ...(search === undefined ? {} : { search }),
+      top: maxRows + 1,
+    },
     rest: { ...apply, steps: apply.steps.slice(first) },
   };
 }

@@ -435,6 +435,8 @@ export type ApplyTransformation =
       readonly span: Span;
     }
   | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  /** `search(...)`: the instances a search expression (`$search`'s grammar, spans in the `$apply` text) matches. */
+  | { readonly kind: 'search'; readonly search: SearchExpr; readonly span: Span }
   | { readonly kind: 'compute'; readonly items: readonly ComputeItem[]; readonly span: Span }
   | { readonly kind: 'orderby'; readonly items: readonly OrderByItem[]; readonly span: Span }
   | { readonly kind: 'top' | 'skip'; readonly count: number; readonly span: Span }

@@ -1,5 +1,5 @@
 // What every parse of a query option may be given: its nesting limit, and the values of parameter aliases. A module of
-// its own so that the grammars (parser.ts and search.ts) share it without importing each other: parser.ts is to read
+// its own so that the grammars (parser.ts and search.ts) share it without importing each other: parser.ts reads
 // `$apply`'s search transformation with search.ts.
 import type { Expr } from './ast.js';
 

@@ -34,6 +34,7 @@ import {
   type OrderByItem,
   type PathRoot,
   type PathSegment,
+  type SearchExpr,
   type SelectItem,
   type SelectSegment,
   type Span,
@@ -55,6 +56,7 @@ import {
 } from './literals.js';
 import { suggest } from '../values/suggest.js';
 import { defaultMaxDepth, type ParseOptions } from './options.js';
+import { parseSearchArgument, searchArgumentEnd } from './search.js';
 
 /** Canonical function names by lower-case spelling (function names are case-insensitive in 4.01). */
 const canonicalByLowerName: ReadonlyMap<string, CanonicalFunctionName> = new Map(
@@ -181,6 +183,8 @@ class ODataParser extends EmbeddedActionsParser {
   private optionPositions = new WeakMap<object, Map<string, number>>();
   /** The segment list the next `pathSegment` appends to (set right before it). */
   private nextSegments: PathSegment[] = [];
+  /** `$apply`'s search arguments, read before the lexer (blankSearchArguments), by the position of their `(`. */
+  private searches: ReadonlyMap<number, SearchArgument> = new Map();
 
   constructor() {
     super(T.allTokens, {
@@ -192,8 +196,15 @@ class ODataParser extends EmbeddedActionsParser {
     this.performSelfAnalysis();
   }
 
-  begin(text: string, tokens: IToken[], target: string, options: ParseOptions | undefined): void {
+  begin(
+    text: string,
+    tokens: IToken[],
+    target: string,
+    options: ParseOptions | undefined,
+    searches: ReadonlyMap<number, SearchArgument> = new Map(),
+  ): void {
     this.text = text;
+    this.searches = searches;
     this.target = target;
     this.depth = 0;
     this.maxDepth = options?.maxDepth ?? defaultMaxDepth;
@@ -1280,6 +1291,11 @@ class ODataParser extends EmbeddedActionsParser {
               return { kind: 'concat' as const, sequences };
             },
           },
+          {
+            // (its argument was read before the lexer, and blanked: nothing is left between the parentheses)
+            GATE: () => name === 'search',
+            ALT: () => this.ACTION(() => ({ kind: 'search' as const, search: this.searchArgument(open) })),
+          },
         ],
       });
       const close = this.CONSUME(T.RParen);
@@ -1299,6 +1315,21 @@ class ODataParser extends EmbeddedActionsParser {
       return { ...body, span: span(nameToken.startOffset, end) } as ApplyTransformation;
     });
   });
+
+  /** The search expression of the `search(` whose parenthesis is `open` (read by blankSearchArguments). */
+  private searchArgument(open: IToken): SearchExpr {
+    const found = this.searches.get(open.startOffset);
+    if (found === undefined) {
+      this.fail(
+        'InvalidSyntax',
+        tokenEnd(open),
+        'Expected a search expression',
+        'search takes words and "phrases", as in search(pump OR "heat exchanger")',
+      );
+    }
+    if ('error' in found) throw found.error;
+    return found.expr;
+  }
 
   // ── $select ───────────────────────────────────────────────────────────────
 
@@ -1733,6 +1764,7 @@ export const applyTransformations: readonly string[] = [
   'aggregate',
   'groupby',
   'filter',
+  'search',
   'compute',
   'orderby',
   'top',
@@ -1748,7 +1780,6 @@ export const applyTransformations: readonly string[] = [
 ];
 /** Transformations of the extension this service recognises but does not implement (501). */
 const unsupportedTransformations: readonly string[] = [
-  'search',
   'expand',
   'nest',
   'join',
@@ -1764,6 +1795,7 @@ const transformationExpectation: Readonly<Record<string, string>> = {
   aggregate: 'an aggregate such as Amount with sum as Total, or $count as Count',
   groupby: 'the grouping properties in parentheses, as in groupby((Status,VendorID),aggregate($count as Count))',
   filter: 'a Boolean expression',
+  search: 'words and "phrases" with AND, OR and NOT, and a closing )',
   compute: 'an expression and an alias, as in Quantity mul Price as Total',
   orderby: 'a property or expression to order by',
   top: 'a non-negative integer',
@@ -1794,12 +1826,18 @@ export function parseWith<R extends EntryRule>(
     const at = text.search(/[ \t]+$/);
     throw errorAt('InvalidSyntax', 'Unexpected space', target, at, `the value of ${target} must not end with a space`);
   }
-  const lexed = T.odataLexer.tokenize(text);
+  // `$apply`'s search arguments are `$search` syntax, which the OData lexer does not read: read first, then blanked
+  const { lexed: blanked, searches } =
+    rule === 'apply' ? blankSearchArguments(text, options) : { lexed: text, searches: undefined };
+  const lexed = T.odataLexer.tokenize(blanked);
   if (lexed.errors.length > 0) {
     const error = lexed.errors[0]!;
+    // (a mistake in a search argument before it comes first)
+    for (const found of searches?.values() ?? [])
+      if ('error' in found && (found.error.position ?? 0) < error.offset) throw found.error;
     throw new ODataError('InvalidSyntax', lexerMessage(text, error.offset, target), { target, position: error.offset });
   }
-  parser.begin(text, lexed.tokens, target, options);
+  parser.begin(text, lexed.tokens, target, options, searches);
   let result: ReturnType<ODataParser[R]>;
   try {
     result = parser[rule]() as ReturnType<ODataParser[R]>;
@@ -1812,6 +1850,92 @@ export function parseWith<R extends EntryRule>(
   }
   if (parser.errors.length > 0) throw translateError(parser.errors[0]!, text, target, lexed.tokens);
   return result;
+}
+
+/** One `search(` argument of `$apply`: its search expression, or its error (thrown when the parser meets it). */
+type SearchArgument = { readonly expr: SearchExpr } | { readonly error: ODataError };
+
+/**
+ * The search arguments of an `$apply` text, by the position of the `(` before each, and the text for the OData lexer:
+ * the same, each argument replaced by as many spaces (so every other position stays). A scan finds them without the
+ * parser: it follows what each parenthesis holds (transformations at the top, in `concat(...)` and in a groupby after
+ * its grouping properties; expressions elsewhere) and skips string literals, so that `search(` counts only where a
+ * transformation stands; each argument ends at its closing parenthesis (searchArgumentEnd).
+ */
+function blankSearchArguments(
+  text: string,
+  options: ParseOptions | undefined,
+): { lexed: string; searches: ReadonlyMap<number, SearchArgument> } {
+  const searches = new Map<number, SearchArgument>();
+  if (!text.includes('search')) return { lexed: text, searches };
+  // what each open parenthesis holds: transformations, a groupby's parameters (transformations after the first
+  // comma), or anything else (expressions, a groupby's properties)
+  const held: ('transformations' | 'groupby' | 'other')[] = [];
+  const name = /[A-Za-z_][A-Za-z0-9_.]*/y;
+  /** The name that starts at `i` where a transformation can stand, if one does. */
+  const nameAt = (i: number): string | undefined => {
+    if ((held[held.length - 1] ?? 'transformations') === 'other') return undefined;
+    name.lastIndex = i;
+    return name.exec(text)?.[0];
+  };
+  let lexed = '';
+  let copied = 0;
+  for (let i = 0; i < text.length;) {
+    const c = text[i]!;
+    const inside = held[held.length - 1] ?? 'transformations';
+    const word = nameAt(i);
+    if (c === "'" || c === '"') {
+      const close = closingQuoteOf(text, i);
+      if (close === undefined) break; // (unclosed: the lexer says so)
+      i = close + 1;
+    } else if (c === '(') {
+      held.push('other');
+      i++;
+    } else if (c === ')') {
+      held.pop();
+      i++;
+    } else if (c === ',' && inside === 'groupby') {
+      held[held.length - 1] = 'transformations';
+      i++;
+    } else if (word !== undefined) {
+      let open = i + word.length;
+      while (text[open] === ' ' || text[open] === '\t') open++;
+      if (text[open] !== '(') {
+        i += word.length;
+        continue;
+      }
+      if (word !== 'search') {
+        held.push(word === 'concat' ? 'transformations' : word === 'groupby' ? 'groupby' : 'other');
+        i = open + 1;
+        continue;
+      }
+      const start = open + 1;
+      const end = searchArgumentEnd(text, start);
+      try {
+        searches.set(open, { expr: parseSearchArgument(text, start, end, options) });
+      } catch (error) {
+        if (!(error instanceof ODataError)) throw error;
+        searches.set(open, { error });
+      }
+      lexed += text.slice(copied, start) + ' '.repeat(end - start);
+      copied = end;
+      i = end + 1; // (past its closing parenthesis)
+    } else i++;
+  }
+  return { lexed: lexed + text.slice(copied), searches };
+}
+
+/** The position of the quote that closes the string literal opening at `start` (`''` or `\"` inside), if any. */
+function closingQuoteOf(text: string, start: number): number | undefined {
+  const quote = text[start];
+  for (let at = start + 1; at < text.length; at++) {
+    if (quote === '"' && text[at] === '\\') at++;
+    else if (text[at] === quote) {
+      if (quote === "'" && text[at + 1] === "'") at++;
+      else return at;
+    }
+  }
+  return undefined;
 }
 
 function emptyExpectation(rule: EntryRule): string {

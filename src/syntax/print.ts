@@ -14,6 +14,7 @@ import type {
   SelectItem,
   SelectSegment,
 } from './ast.js';
+import { printSearch } from './search.js';
 
 // Binding strength, weakest first (OData 4.01 Part 2 §5.1.1.16).
 const OR = 1;
@@ -325,6 +326,8 @@ export function printApply(steps: readonly ApplyTransformation[]): string {
         }
         case 'filter':
           return `filter(${printFilter(step.predicate)})`;
+        case 'search':
+          return `search(${printSearch(step.search)})`;
         case 'compute':
           return `compute(${printCompute(step.items)})`;
         case 'orderby':

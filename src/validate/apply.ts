@@ -9,6 +9,7 @@ import { aggregateResultType, isNumeric, widerNumeric, type EdmPrimitiveType } f
 import { atPosition, ODataError } from '../errors.js';
 import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr } from './bound.js';
 import { Binder, rootProperty, type DefaultLimits } from './bind.js';
+import { bindSearch } from './search.js';
 
 /** Binds `$apply` to the entity type it reads; throws the first problem as an ODataError (400, or 501). */
 export function bindApply(
@@ -18,7 +19,7 @@ export function bindApply(
   text: string | undefined,
 ): BoundApply {
   const binder = new ApplyBinder(limits, text);
-  const { steps: bound, output } = binder.sequence(steps, entityType);
+  const { steps: bound, output } = binder.sequence(steps, entityType, entityType);
   return { input: entityType, steps: bound, output };
 }
 
@@ -35,15 +36,25 @@ class ApplyBinder {
     });
   }
 
-  /** A sequence of transformations, each bound to the output type of the one before. */
-  sequence(steps: readonly ApplyTransformation[], input: EntityType): { steps: BoundApplyStep[]; output: EntityType } {
+  /**
+   * A sequence of transformations, each bound to the output type of the one before. `entities`: the entity type whose
+   * entities the instances of `input` are, if they still are (no aggregate, groupby or concat made them yet).
+   */
+  sequence(
+    steps: readonly ApplyTransformation[],
+    input: EntityType,
+    entities: EntityType | undefined,
+  ): { steps: BoundApplyStep[]; output: EntityType } {
     let type = input;
+    let entityType = entities;
     const bound: BoundApplyStep[] = [];
     for (const step of steps) {
-      const next = this.step(step, type);
+      const next = this.step(step, type, entityType);
       if (next === undefined) continue;
       bound.push(next);
       if ('output' in next) type = next.output;
+      // a compute keeps the entities (with their aliases beside); a grouping or a concat makes instances of their own
+      if (next.kind === 'aggregate' || next.kind === 'groupby' || next.kind === 'concat') entityType = undefined;
     }
     return { steps: bound, output: type };
   }
@@ -60,10 +71,26 @@ class ApplyBinder {
     return this.binder(type).bind(expr);
   }
 
-  private step(step: ApplyTransformation, type: EntityType): BoundApplyStep | undefined {
+  private step(
+    step: ApplyTransformation,
+    type: EntityType,
+    entities: EntityType | undefined,
+  ): BoundApplyStep | undefined {
     switch (step.kind) {
       case 'identity':
         return undefined;
+      case 'search': {
+        if (entities === undefined) {
+          this.fail(
+            'InvalidSyntax',
+            step.span,
+            'search applies to entities, and the instances here are made by an aggregate, groupby or concat before it',
+            'search first, as in search(pump)/groupby((Status),aggregate($count as N)), or inside the groupby before its aggregate',
+          );
+        }
+        // (a compute before it keeps the entities' properties: the searchable ones are read from the rows as they are)
+        return { kind: 'search', search: bindSearch(step.search, entities, { transformation: step.span }) };
+      }
       case 'filter': {
         const predicate = this.expression(type, step.predicate);
         if (predicate.type !== 'Edm.Boolean' && predicate.type !== 'null') {
@@ -119,9 +146,9 @@ class ApplyBinder {
         };
       }
       case 'groupby':
-        return this.groupby(step, type);
+        return this.groupby(step, type, entities);
       case 'concat': {
-        const sequences = step.sequences.map((sequence) => this.sequence(sequence, type));
+        const sequences = step.sequences.map((sequence) => this.sequence(sequence, type, entities));
         // the output holds the instances of every sequence: a property any of them has, null where one lacks it
         const properties = new Map<string, Property>();
         for (const { output } of sequences) {
@@ -186,7 +213,11 @@ class ApplyBinder {
     };
   }
 
-  private groupby(step: Extract<ApplyTransformation, { kind: 'groupby' }>, type: EntityType): BoundApplyStep {
+  private groupby(
+    step: Extract<ApplyTransformation, { kind: 'groupby' }>,
+    type: EntityType,
+    entities: EntityType | undefined,
+  ): BoundApplyStep {
     const keys: Property[] = [];
     for (const path of step.properties) {
       if (path.segments.length !== 1) {
@@ -211,7 +242,8 @@ class ApplyBinder {
     if (step.apply === undefined) {
       return { kind: 'groupby', keys, steps: [], output: this.shape(grouped, grouped) };
     }
-    const nested = this.sequence(step.apply, type);
+    // (each group's instances are what the groupby was given: entities if those were)
+    const nested = this.sequence(step.apply, type, entities);
     const last = nested.steps[nested.steps.length - 1];
     if (last?.kind !== 'aggregate') {
       this.fail(
@@ -378,6 +410,7 @@ export function applyReadsNavigation(steps: readonly BoundApplyStep[]): boolean 
         return readsNavigation(step.value);
       case 'top':
       case 'skip':
+      case 'search':
         return false;
     }
   });

@@ -267,6 +267,8 @@ export interface BoundAggregate {
 /** A transformation of `$apply`, bound. Those that make instances of a new type give it as `output`. */
 export type BoundApplyStep =
   | { readonly kind: 'filter'; readonly predicate: BoundExpr }
+  /** The entities a search matches (only while the instances are the input's entities: before any grouping). */
+  | { readonly kind: 'search'; readonly search: BoundSearch }
   | { readonly kind: 'orderby'; readonly orderBy: readonly BoundOrderBy[] }
   | { readonly kind: 'top' | 'skip'; readonly count: number }
   | {

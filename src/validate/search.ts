@@ -1,6 +1,6 @@
 // `$search` bound to an entity type: each term's words (lower-cased and split as searchText in src/values/text.ts
 // splits a property's text), and the properties the model marks searchable, which every term is looked for in.
-import type { SearchExpr } from '../syntax/ast.js';
+import type { SearchExpr, Span } from '../syntax/ast.js';
 import type { EntityType } from '../model/schema.js';
 import { atPosition, ODataError } from '../errors.js';
 import { searchWords } from '../values/text.js';
@@ -8,17 +8,18 @@ import type { BoundSearch, BoundSearchExpr } from './bound.js';
 
 /**
  * Binds `$search` to `type`. A type without searchable properties is a 501 (the resource does not offer search); a
- * term without a letter or digit (`,`, `"-"`) is a 400 at its position.
+ * term without a letter or digit (`,`, `"-"`) is a 400 at its position. `at`: the `search(...)` transformation of
+ * `$apply` this is (its errors then name `$apply`, the 501 at the transformation's position).
  */
-export function bindSearch(expr: SearchExpr, type: EntityType): BoundSearch {
+export function bindSearch(expr: SearchExpr, type: EntityType, at?: { readonly transformation: Span }): BoundSearch {
+  const target = at === undefined ? '$search' : '$apply';
   const properties = [...type.properties.values()].filter((p) => p.searchable === true);
   if (properties.length === 0) {
+    const what = `${at === undefined ? '$search' : 'The search transformation'} is not offered for ${type.name}: none of its properties is searchable`;
     throw new ODataError(
       'NotImplemented',
-      `$search is not offered for ${type.name}: none of its properties is searchable`,
-      {
-        target: '$search',
-      },
+      at === undefined ? what : atPosition(what, at.transformation.start, target),
+      at === undefined ? { target } : { target, position: at.transformation.start },
     );
   }
   const bind = (e: SearchExpr): BoundSearchExpr => {
@@ -33,10 +34,10 @@ export function bindSearch(expr: SearchExpr, type: EntityType): BoundSearch {
             atPosition(
               `The search term ${JSON.stringify(e.text)} has no letter or digit to search for`,
               e.span.start,
-              '$search',
+              target,
               'words are separated by spaces and ASCII punctuation, which are not searched',
             ),
-            { target: '$search', position: e.span.start },
+            { target, position: e.span.start },
           );
         }
         // quoted text: each of its words (the client's text, not a phrase); a word or a phrase: its words in a row
@@ -53,4 +54,9 @@ export function bindSearch(expr: SearchExpr, type: EntityType): BoundSearch {
     }
   };
   return { properties, expr: bind(expr) };
+}
+
+/** Two searches of one entity type, both to match (`$apply`'s leading search transformations, read as one). */
+export function andSearch(left: BoundSearch, right: BoundSearch): BoundSearch {
+  return { properties: left.properties, expr: { kind: 'and', left: left.expr, right: right.expr } };
 }

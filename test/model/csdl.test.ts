@@ -20,9 +20,16 @@ const core = 'Org.OData.Core.V1';
 const validation = 'Org.OData.Validation.V1';
 const capabilities = 'Org.OData.Capabilities.V1';
 const aggregation = 'Org.OData.Aggregation.V1';
-/** What every entity set says of $apply: the transformations the parser reads, no rollup. */
+/** What every entity set with searchable properties says of $apply: the transformations the parser reads, no rollup. */
 const applySupported = {
   [`${aggregation}.ApplySupported`]: { Transformations: [...applyTransformations], Rollup: 'None' },
+};
+/** What a set without searchable properties says: the same, but search (which it answers with a 501, as $search). */
+const applySupportedUnsearchable = {
+  [`${aggregation}.ApplySupported`]: {
+    Transformations: applyTransformations.filter((t) => t !== 'search'),
+    Rollup: 'None',
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -205,13 +212,13 @@ function expected(model: Model): Summary {
           restrictions[`${capabilities}.InsertRestrictions`] = { RequiredProperties: required };
         if (!set.updatable) restrictions[`${capabilities}.UpdateRestrictions`] = { Updatable: false };
         if (!set.deletable) restrictions[`${capabilities}.DeleteRestrictions`] = { Deletable: false };
-        if (![...type.properties.values()].some((p) => p.searchable === true))
-          restrictions[`${capabilities}.SearchRestrictions`] = { Searchable: false };
+        const searchable = [...type.properties.values()].some((p) => p.searchable === true);
+        if (!searchable) restrictions[`${capabilities}.SearchRestrictions`] = { Searchable: false };
         // the ETag's properties (If-Match)
         if (type.concurrency.length > 0)
           restrictions[`${core}.OptimisticConcurrency`] = type.concurrency.map((p) => p.name);
-        // every set answers $apply
-        Object.assign(restrictions, applySupported);
+        // every set answers $apply (search where it answers $search)
+        Object.assign(restrictions, searchable ? applySupported : applySupportedUnsearchable);
         return [
           name,
           {
@@ -554,7 +561,7 @@ describe('CSDL XML of the service model', () => {
       // nothing of a reading is free text
       [`${capabilities}.SearchRestrictions`]: { Searchable: false },
       [`${core}.OptimisticConcurrency`]: ['LastModifiedDate'],
-      ...applySupported,
+      ...applySupportedUnsearchable,
     });
     expect(sets.PurchaseRequests?.bindings).toEqual({ Lines: 'PRLineItems' });
     expect(sets.BlanketPOs?.bindings).toEqual({ Lines: 'BlanketPOLineItems' });
@@ -919,16 +926,16 @@ describe('CSDL of any model', () => {
       [`${capabilities}.InsertRestrictions`]: { Insertable: false },
       [`${capabilities}.UpdateRestrictions`]: { Updatable: false },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
-      // no property is searchable: no $search
+      // no property is searchable: no $search, nor search in $apply
       [`${capabilities}.SearchRestrictions`]: { Searchable: false },
-      ...applySupported,
+      ...applySupportedUnsearchable,
     });
     // an insertable set says what a create must send: the key and Name, neither nullable nor filled in by the service
     expect(restrictions('Notes')).toEqual({
       [`${capabilities}.InsertRestrictions`]: { RequiredProperties: ['ID', 'Name'] },
       [`${capabilities}.DeleteRestrictions`]: { Deletable: false },
       [`${capabilities}.SearchRestrictions`]: { Searchable: false },
-      ...applySupported,
+      ...applySupportedUnsearchable,
     });
     const json = object(object(toCsdlJson(model).Demo).Container);
     expect(object(json.Notes)[`@${capabilities}.DeleteRestrictions`]).toEqual({ Deletable: false });

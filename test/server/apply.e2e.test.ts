@@ -3,6 +3,7 @@
 // answer worked out here from the plain rows (read page by page, summed exactly as scaled integers); the options after
 // $apply, paging by next link, /$count, and the errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchText } from '../../src/values/text.js';
 import { startServer, storages, type RunningServer } from './harness.js';
 
 const kinds = await storages({ mysql: true });
@@ -187,6 +188,42 @@ describe.each(kinds)('$apply on the reference server on %s', (storage) => {
     );
   });
 
+  it('searches the work orders before grouping them, as $search finds them: search(...)/groupby(...)', async () => {
+    // what fan OR "heat exchanger" finds (the memory backend's definition: the words, in a row, in the lower-cased,
+    // split Description), worked out here from every row, and what $search finds: the same orders
+    const rows = await all(`/WorkOrders?$select=WorkOrderID,Description,Status,Craft,ActualHours`);
+    const found = rows.filter((wo) => {
+      const text = searchText(String(wo['Description'] ?? ''));
+      return text.includes(' fan ') || text.includes(' heat exchanger ');
+    });
+    expect(found.length).toBeGreaterThan(1);
+    expect(found.length).toBeLessThan(rows.length);
+    const search = 'fan OR "heat exchanger"';
+    const searched = await all(`/WorkOrders?$search=${q(search)}&$select=WorkOrderID`);
+    expect(searched.map((wo) => wo['WorkOrderID'])).toEqual(found.map((wo) => wo['WorkOrderID']));
+    const perStatus = new Map<unknown, number>();
+    for (const wo of found) perStatus.set(wo['Status'], (perStatus.get(wo['Status']) ?? 0) + 1);
+    const groups = await all(`/WorkOrders?$apply=${q(`search(${search})/groupby((Status),aggregate($count as N))`)}`);
+    expect(new Map(groups.map((g) => [g['Status'], g['N']]))).toEqual(perStatus);
+    // (the word pump too, the same way)
+    const pump = rows.filter((wo) => searchText(String(wo['Description'] ?? '')).includes(' pump ')).length;
+    expect(await all(`/WorkOrders?$apply=${q('search(pump)/aggregate($count as N)')}`)).toEqual([{ N: pump }]);
+
+    // a filter, then a search with OR and a phrase, then the aggregates: the same as $filter and $search together
+    const craft = found[0]!['Craft'];
+    const filter = craft === null ? 'Craft eq null' : `Craft eq '${String(craft)}'`;
+    const other = 'tank OR "output seal" OR NOT valve';
+    const kept = await all(`/WorkOrders?$filter=${q(filter)}&$search=${q(other)}&$select=ActualHours`);
+    expect(kept.length).toBeGreaterThan(0);
+    const [total] = await all(
+      `/WorkOrders?$apply=${q(`filter(${filter})/search(${other})/aggregate($count as N,ActualHours with sum as H)`)}`,
+    );
+    expect(total!['N']).toBe(kept.length);
+    const hours = kept.reduce((sum, wo) => sum + scaled(wo['ActualHours'], 2), 0n);
+    if (kept.every((wo) => wo['ActualHours'] === null)) expect(total!['H']).toBeNull();
+    else expect(scaled(total!['H'], 2)).toBe(hours);
+  });
+
   it('aggregates everything to one instance, even when nothing matches', async () => {
     const none = await json(
       `/PurchaseOrders?$apply=${q("filter(VendorID eq 'no such vendor')/aggregate($count as Orders,FreightAmount with sum as Freight)")}`,
@@ -212,7 +249,18 @@ describe.each(kinds)('$apply on the reference server on %s', (storage) => {
     expect(await error('aggregate(Description with sum as S)', 400)).toMatchObject({
       message: expect.stringContaining('sum cannot aggregate an Edm.String value'),
     });
-    expect(await error('search(pump)', 501)).toMatchObject({ target: '$apply' });
+    expect(await error('aggregate($count as N)/search(pump)', 400)).toMatchObject({
+      target: '$apply',
+      message: expect.stringContaining('search applies to entities'),
+    });
+    expect(await error('search(pump;seal)', 400)).toMatchObject({
+      target: '$apply',
+      message: expect.stringContaining('Unexpected ; at position 11 of $apply'),
+    });
+    // a set without searchable properties: 501, as for $search
+    const readings = await get(`/MeterReadings?$apply=${q('search(pump)/aggregate($count as N)')}`);
+    expect(readings.status).toBe(501);
+    expect(await readings.json()).toMatchObject({ error: { target: '$apply' } });
     expect(await error('groupby((WorkOrderID),aggregate(ActualLabor/Hours with sum as H))', 400)).toMatchObject({
       target: '$apply',
     });

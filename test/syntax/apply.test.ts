@@ -7,6 +7,7 @@ import {
   type AggregateItem,
   type ApplyTransformation,
   type PathExpr,
+  type SearchExpr,
 } from '../../src/syntax/ast.js';
 import { parseApply } from '../../src/syntax/parser.js';
 import { printApply } from '../../src/syntax/print.js';
@@ -53,10 +54,30 @@ const orderItem = fc.record({
   span: fc.constant(none),
 });
 
+/**
+ * Search expressions as `search(...)` takes them: words of the characters a word may hold (`/`, `,`, `'`, `$`... which
+ * mean something else in $apply), phrases with parentheses, quotes and backslashes in them, NOT, AND, OR.
+ */
+const searchExpr: fc.Arbitrary<SearchExpr> = fc.letrec<{ e: SearchExpr }>((tie) => ({
+  e: fc.oneof(
+    { depthSize: 'small' },
+    fc
+      .stringMatching(/^[A-Za-z0-9'$,.!*+:@/?=é\\-]{1,8}$/)
+      .filter((w) => !w.startsWith("'") && !['AND', 'OR', 'NOT'].includes(w))
+      .map((text): SearchExpr => ({ kind: 'word', text, span: none })),
+    fc.stringMatching(/^[a-z ()"\\',/;]{1,8}$/).map((text): SearchExpr => ({ kind: 'phrase', text, span: none })),
+    tie('e').map((operand): SearchExpr => ({ kind: 'not', operand, span: none })),
+    fc
+      .tuple(fc.constantFrom('and' as const, 'or' as const), tie('e'), tie('e'))
+      .map(([kind, left, right]): SearchExpr => ({ kind, left, right, span: none })),
+  ),
+})).e;
+
 const transformations: fc.Arbitrary<ApplyTransformation[]> = fc.letrec<{ sequence: ApplyTransformation[] }>((tie) => {
   const step: fc.Arbitrary<ApplyTransformation> = fc.oneof(
     { depthSize: 'small' },
     fc.record({ kind: fc.constant('filter' as const), predicate: expr, span: fc.constant(none) }),
+    fc.record({ kind: fc.constant('search' as const), search: searchExpr, span: fc.constant(none) }),
     fc.record({
       kind: fc.constant('aggregate' as const),
       items: fc.array(aggregateItem, { minLength: 1, maxLength: 3 }),
@@ -153,7 +174,26 @@ describe('parseApply / printApply', () => {
     ['groupby(Status)', 'InvalidSyntax', 8, 'grouping properties in parentheses'],
     ['groupby((1))', 'InvalidSyntax', 9, 'Expected a property to group by'],
     ['groupby((rollup(A,B)))', 'NotImplemented', 9, 'rollup'],
-    ['search(pump)', 'NotImplemented', 0, 'search'],
+    ['search(pump)/nest(x)', 'NotImplemented', 13, 'nest'],
+    // search: $search's grammar, its mistakes at their place in $apply
+    ['search()', 'InvalidSyntax', 7, 'has no search expression'],
+    ['search(a;b)', 'InvalidSyntax', 8, 'Unexpected ;'],
+    ['filter(A eq 1)/search(pump "heat)', 'InvalidSyntax', 27, 'Unclosed phrase'],
+    ['search(blue(green))', 'InvalidSyntax', 11, 'separate search terms with a space'],
+    ['search(pump', 'InvalidSyntax', 11, "expected ')'"],
+    ['search((pump OR seal)', 'InvalidSyntax', 21, "expected ')'"],
+    ['search((pump', 'InvalidSyntax', 12, 'Unexpected end of $apply at position 12 of $apply; expected )'],
+    ['search(pump))', 'InvalidSyntax', 12, "expected '/'"],
+    ["search('pump seal')", 'InvalidSyntax', 7, 'single quotes is for $search alone'],
+    ['groupby((A),search(x ;)/aggregate($count as N))', 'InvalidSyntax', 21, 'Unexpected ;'],
+    ['concat(identity,search(x)/search(")))', 'InvalidSyntax', 33, 'Unclosed phrase'],
+    ['search', 'InvalidSyntax', 6, "Expected '(' after search"],
+    [`search(${'('.repeat(120)}a${')'.repeat(120)})`, 'LimitExceeded', 107, 'nested more than 100 levels'],
+    // the first mistake is reported, whether in a search or around it
+    ['search(a;b)/filter(A eq #)', 'InvalidSyntax', 8, 'Unexpected ;'],
+    ['filter(A eq #)/search(a;b)', 'InvalidSyntax', 12, "Unexpected '#'"],
+    ['filter(A eq)/search(a;b)', 'InvalidSyntax', 11, "Unexpected ')'"],
+    ['search(a;b)/filter(A eq)', 'InvalidSyntax', 8, 'Unexpected ;'],
     ['Sales.custom(x=1)', 'NotImplemented', 0, 'custom transformation'],
     ['identity()', 'InvalidSyntax', 8, 'identity takes no parameters'],
     ['filter', 'InvalidSyntax', 6, "Expected '(' after filter"],
@@ -166,6 +206,31 @@ describe('parseApply / printApply', () => {
     expect(error.target).toBe('$apply');
     expect(error.position).toBe(position);
     expect(error.message).toContain(message);
+  });
+
+  it('reads search(...) as $search reads its value, where a transformation stands', () => {
+    const text = `filter(Name eq 'search(x')/search("heat (exchanger)" OR (pump seal))/groupby((A),search(NOT O'Neil,9 $x)/aggregate($count as N))`;
+    const [, search, groupby] = parseApply(text);
+    expect(search!.kind).toBe('search');
+    expect(text.slice(search!.span.start, search!.span.end)).toBe('search("heat (exchanger)" OR (pump seal))');
+    const expr = search!.kind === 'search' ? search.search : undefined;
+    expect(expr?.kind === 'or' && expr.left).toMatchObject({ kind: 'phrase', text: 'heat (exchanger)' });
+    // every span is a place in the $apply text
+    expect(expr?.kind === 'or' && text.slice(expr.right.span.start, expr.right.span.end)).toBe('(pump seal)');
+    const nested = groupby!.kind === 'groupby' ? groupby.apply![0]! : undefined;
+    const and = nested?.kind === 'search' ? nested.search : undefined;
+    expect(and && text.slice(and.span.start, and.span.end)).toBe("NOT O'Neil,9 $x");
+    expect(and?.kind === 'and' && and.left).toMatchObject({ kind: 'not', operand: { kind: 'word', text: "O'Neil,9" } });
+    expect(printApply(parseApply(text))).toBe(
+      `filter(Name eq 'search(x')/search("heat (exchanger)" OR pump AND seal)/groupby((A),search(NOT O'Neil,9 AND $x)/aggregate($count as N))`,
+    );
+    // spaces around it as around any transformation
+    expect(printApply(parseApply('search (pump) / search( seal )'))).toBe('search(pump)/search(seal)');
+    // a name search in an expression is no transformation: a property, a navigation with a key
+    expect(printApply(parseApply('filter(search eq 1)/groupby((search))'))).toBe(
+      'filter(search eq 1)/groupby((search))',
+    );
+    expect(printApply(parseApply("filter(search('k')/X eq 1)"))).toBe("filter(search('k')/X eq 1)");
   });
 
   it('is a system query option of its own: $apply and apply, once', () => {

@@ -22,6 +22,7 @@ import {
 import { decimalOf, type Value } from '../../values/read.js';
 import { ClosureCompiler, type RelatedRows } from './closures.js';
 import { comparatorOf, sortKeysOf } from './order.js';
+import { searchPredicate } from './search.js';
 import { generatedPredicate } from './source.js';
 import type { Row } from './working-values.js';
 
@@ -69,6 +70,9 @@ class ApplyRunner {
         const keep = generatedPredicate(step.predicate, this.compiler);
         return rows.filter(keep);
       }
+      case 'search':
+        // what $search keeps (the word matching of search.ts)
+        return rows.filter(searchPredicate(step.search));
       case 'orderby': {
         // a stable sort: rows the order does not tell apart keep the order they came in
         const compare = comparatorOf(sortKeysOf(step.orderBy, this.compiler));

@@ -1,9 +1,9 @@
-// `$apply` made by the database as far as one statement can: the leading `filter` transformations as its WHERE, the
-// `compute` aliases a grouping reads, and the first `aggregate` or `groupby(..., aggregate(...))` as GROUP BY with
-// SUM, MIN, MAX, COUNT and COUNT(DISTINCT). What comes after the grouping (a few instances, one per group) is left to
-// the memory backend's runApply, which also defines what every transformation means: this module gives the same
-// instances it would (docs/backends.md, "$apply"), in the same order, or declines (undefined) and the caller reads
-// the rows and runs every transformation in memory.
+// `$apply` made by the database as far as one statement can: the leading `filter` and `search` transformations as its
+// WHERE (the searches as one `$search`), the `compute` aliases a grouping reads, and the first `aggregate` or
+// `groupby(..., aggregate(...))` as GROUP BY with SUM, MIN, MAX, COUNT and COUNT(DISTINCT). What comes after the
+// grouping (a few instances, one per group) is left to the memory backend's runApply, which also defines what every
+// transformation means: this module gives the same instances it would (docs/backends.md, "$apply"), in the same
+// order, or declines (undefined) and the caller reads the rows and runs every transformation in memory.
 import type { Property, Row } from '../../model/schema.js';
 import { ODataError } from '../../errors.js';
 import type { EdmPrimitiveType } from '../../values/edm.js';
@@ -12,7 +12,15 @@ import { rowFormOf } from '../../values/cast.js';
 import { decimalFromBigInt, decimalToString, divDecimal, type Decimal } from '../../values/decimal.js';
 import { decimalOf, reader } from '../../values/read.js';
 import { andOf, rootProperty } from '../../validate/bind.js';
-import type { BoundAggregate, BoundApply, BoundApplyStep, BoundExpr, BoundQuery } from '../../validate/bound.js';
+import type {
+  BoundAggregate,
+  BoundApply,
+  BoundApplyStep,
+  BoundExpr,
+  BoundQuery,
+  BoundSearch,
+} from '../../validate/bound.js';
+import { andSearch } from '../../validate/search.js';
 import { dialects } from './dialects.js';
 import { SqlEmitter, type GroupedAggregate, type SqlOptions, type SqlStatement } from './emit.js';
 
@@ -56,9 +64,13 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
   const { steps } = apply;
   let at = 0;
   let filter: BoundExpr | undefined;
-  for (; at < steps.length && steps[at]!.kind === 'filter'; at++) {
-    const step = steps[at] as Extract<BoundApplyStep, { kind: 'filter' }>;
-    filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
+  // (the leading searches as one `$search`: the emitter's translation of it serves them)
+  let search: BoundSearch | undefined;
+  for (; at < steps.length; at++) {
+    const step = steps[at]!;
+    if (step.kind === 'filter') filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
+    else if (step.kind === 'search') search = search === undefined ? step.search : andSearch(search, step.search);
+    else break;
   }
   // compute aliases a grouping may read (as keys): their expressions over the input's properties
   const computed = new Map<Property, BoundExpr>();
@@ -153,6 +165,7 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
   const input: BoundQuery = {
     entityType: apply.input,
     ...(filter === undefined ? {} : { filter }),
+    ...(search === undefined ? {} : { search }),
     orderBy: [],
     select: [],
     count: false,

@@ -111,3 +111,98 @@ describe('$apply in memory', () => {
     );
   });
 });
+
+/** A type with searchable properties (Title, Notes) beside others, for search(...) in $apply. */
+const Order = defineEntityType({
+  name: 'Order',
+  key: ['Id'],
+  properties: {
+    Id: { type: 'Edm.Int32' },
+    Title: { type: 'Edm.String', searchable: true },
+    Notes: { type: 'Edm.String', searchable: true },
+    Status: { type: 'Edm.String' },
+    Hours: { type: 'Edm.Int32' },
+  },
+});
+const orders = [
+  { Id: 1, Title: 'Replace pump seal', Notes: null, Status: 'Open', Hours: 2 },
+  { Id: 2, Title: 'Inspect valve', Notes: 'PUMP-101 leaks', Status: 'Open', Hours: 3 },
+  { Id: 3, Title: 'Pumps overhaul', Notes: 'heat exchanger', Status: 'Closed', Hours: 5 },
+  { Id: 4, Title: 'Pump, centrifugal', Notes: 'seal kit', Status: 'Closed', Hours: 7 },
+  { Id: 5, Title: null, Notes: null, Status: null, Hours: 1 },
+];
+const ordered = (query: string): unknown[] => {
+  const bound = validateQuery(parseQuery(query), Order);
+  return runQuery(runApply(orders, bound.apply!), bound).value;
+};
+const refusal = (
+  query: string,
+  type = Order,
+): { code: string; target?: string; position?: number; message: string } => {
+  try {
+    validateQuery(parseQuery(query), type);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error) return error as never;
+    throw error;
+  }
+  throw new Error(`${query} was accepted`);
+};
+
+describe('search in $apply', () => {
+  it('keeps the entities the search expression matches, as $search does, before or inside a grouping', () => {
+    // pump: the word in Title or Notes (Pumps is another word)
+    expect(ordered('$apply=search(pump)&$select=Id')).toEqual([{ Id: 1 }, { Id: 2 }, { Id: 4 }]);
+    expect(ordered('$apply=search(pump)/groupby((Status),aggregate($count as N,Hours with sum as H))')).toEqual([
+      { Status: 'Closed', N: '1', H: '7' },
+      { Status: 'Open', N: '2', H: '5' },
+    ]);
+    expect(
+      ordered('$apply=filter(Status eq \'Closed\')/search(seal OR "heat exchanger")/aggregate($count as N)'),
+    ).toEqual([{ N: '2' }]);
+    expect(ordered('$apply=search(NOT pump)/search(NOT seal)&$select=Id')).toEqual([{ Id: 3 }, { Id: 5 }]);
+    // after a compute the entities are still entities; inside a groupby before its aggregate, and in concat
+    expect(ordered('$apply=compute(Hours mul 2 as H2)/search(pump)/aggregate(H2 with sum as S)')).toEqual([
+      { S: '24' },
+    ]);
+    // (the groups are made first: a group the search leaves nothing of aggregates none)
+    expect(ordered('$apply=groupby((Status),search(seal)/aggregate($count as N))')).toEqual([
+      { Status: null, N: '0' },
+      { Status: 'Closed', N: '1' },
+      { Status: 'Open', N: '1' },
+    ]);
+    expect(ordered('$apply=concat(search(valve),search(centrifugal))&$select=Id')).toEqual([{ Id: 2 }, { Id: 4 }]);
+    // a search after other transformations runs over the rows they give, in their order: the two longest (the
+    // entities then come in key order, as without $apply)
+    expect(ordered('$apply=orderby(Hours desc)/search(pump)/top(2)&$select=Id')).toEqual([{ Id: 2 }, { Id: 4 }]);
+  });
+
+  it('refuses search where the instances are no longer entities, at its position in $apply', () => {
+    const afterAggregate = refusal('$apply=aggregate($count as N)/search(pump)');
+    expect(afterAggregate).toMatchObject({ code: 'InvalidSyntax', target: '$apply', position: 23 });
+    expect(afterAggregate.message).toMatch(
+      /^search applies to entities, and the instances here are made by an aggregate, groupby or concat before it at position 23 of \$apply; search first/,
+    );
+    expect(refusal('$apply=groupby((Status))/search(pump)')).toMatchObject({ code: 'InvalidSyntax', position: 18 });
+    expect(refusal('$apply=groupby((Status),aggregate($count as N)/search(pump))')).toMatchObject({
+      code: 'InvalidSyntax',
+      position: 40,
+    });
+    expect(refusal('$apply=concat(search(a),search(b))/search(pump)')).toMatchObject({
+      code: 'InvalidSyntax',
+      position: 28,
+    });
+  });
+
+  it('answers 501 for a type without searchable properties, and 400 for a term without a letter or digit', () => {
+    const none = refusal('$apply=filter(Qty gt 1)/search(pump)', Line);
+    expect(none).toMatchObject({ code: 'NotImplemented', target: '$apply', position: 17 });
+    expect(none.message).toMatch(
+      /The search transformation is not offered for Line: none of its properties is searchable/,
+    );
+    const empty = refusal('$apply=search(pump AND ,)');
+    expect(empty).toMatchObject({ code: 'InvalidSyntax', target: '$apply', position: 16 });
+    expect(empty.message).toMatch(/The search term "," has no letter or digit to search for at position 16 of \$apply/);
+    // $search beside $apply stays a 501
+    expect(refusal('$apply=search(pump)&$search=seal')).toMatchObject({ code: 'NotImplemented', target: '$search' });
+  });
+});
