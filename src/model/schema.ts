@@ -41,8 +41,8 @@ export interface PropertyDefinition {
   readonly searchable?: boolean;
   /**
    * With `searchable`: a full-text index serves `$search` on it where the store has one (PostgreSQL: a GIN index of
-   * its words; SQLite: an FTS5 table of the type's indexed properties), as a prefilter before the exact match;
-   * elsewhere `$search` scans.
+   * its words; SQLite: an FTS5 table of the type's indexed properties; MySQL/MariaDB: a FULLTEXT index of generated
+   * columns), as a prefilter before the exact match; elsewhere `$search` scans.
    */
   readonly searchIndex?: boolean;
   /** A closed vocabulary of allowed string values. */

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readiness, SqlDriver } from '../service/sql/driver.js';
 import { openPostgres } from '../service/sql/postgres.js';
-import { schemaSql, SqlStore } from '../service/sql/sql-store.js';
+import { schemaSql, searchIndexFits, SqlStore } from '../service/sql/sql-store.js';
 import { openSqlite } from '../service/sql/sqlite.js';
 import { SqliteReadPool } from '../service/sql/sqlite-pool.js';
 import { plantTables } from './collections.js';
@@ -96,10 +96,11 @@ async function createTables(driver: SqlDriver, shared: boolean): Promise<void> {
 }
 
 /** One site's store: its own SQLite file, or its rows of the shared tables. */
-function siteStore(driver: SqlDriver, site: string, shared: boolean): SqlStore {
+function siteStore(driver: SqlDriver, site: string, shared: boolean, searchIndex = true): SqlStore {
   return new SqlStore(driver, {
     model: plantDataModel,
     tables: plantTables,
+    searchIndex,
     ...(shared ? { scope: { [SITE_COLUMN]: site } } : {}),
   });
 }
@@ -200,13 +201,14 @@ async function openSharedBackend(
   const directory = new Directory(driver, options);
   await directory.init();
   await createTables(driver, true);
+  const searchIndex = await searchIndexFits(driver);
   const stores = new Map<string, SqlStore>();
   return {
     kind,
     directory,
     store: async (site) => {
       let store = stores.get(site);
-      if (store === undefined) stores.set(site, (store = siteStore(driver, site, true)));
+      if (store === undefined) stores.set(site, (store = siteStore(driver, site, true, searchIndex)));
       return store;
     },
     ping: async () => {

@@ -63,6 +63,8 @@ const vocabulary = [
   '%',
   '_x',
   'and',
+  'the',
+  'with',
   'OR',
   'NOT',
   'x\u00a0y',

@@ -37,7 +37,7 @@ export interface SearchIndex {
   /**
    * A condition on the row read as `alias` from `table`, true wherever `search` holds as the exact match reads it (it
    * may hold for more rows, never for fewer). `key` holds key columns of the row (all of them, or some: then more rows
-   * pass); `param` makes a string parameter.
+   * pass); `param` makes a string parameter. Undefined: the index cannot narrow this search.
    */
   prefilter(
     row: {
@@ -48,7 +48,12 @@ export interface SearchIndex {
     },
     search: IndexedSearch,
     param: (value: string) => Sql,
-  ): Sql;
+  ): Sql | undefined;
+  /**
+   * Where the index holds what `prefilter` asks of it only under some server settings: a query of them (one row),
+   * and whether that row's settings fit. A store whose server's do not fit scans (SqlOptions.searchIndex false).
+   */
+  readonly settings?: { readonly sql: Sql; fits(row: Readonly<Record<string, unknown>>): boolean };
 }
 
 export interface Dialect {
@@ -97,7 +102,7 @@ export interface Dialect {
    */
   searchText(s: Sql, param: (value: string) => Sql): Sql;
   /**
-   * Set where a full-text index can serve `$search` (PostgreSQL's GIN, SQLite's FTS5): the statements that make the
+   * Set where a full-text index can serve `$search` (PostgreSQL's GIN, SQLite's FTS5, MariaDB's FULLTEXT): what makes the
    * index of a table's indexed columns, and a condition that the index serves and that holds wherever the exact match
    * does (a prefilter), for a term of ASCII letters and digits only.
    */

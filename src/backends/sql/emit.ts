@@ -60,6 +60,11 @@ export interface SqlOptions extends SqlTable {
    * rowid, so the tables need one; run the statement under runWithDeadline); ignored by dialects without one.
    */
   readonly deadlineChecks?: boolean;
+  /**
+   * Whether the tables' full-text indexes (Dialect.searchIndex, made by schemaSql for properties with `searchIndex`)
+   * serve `$search`; false: `$search` scans. Default true.
+   */
+  readonly searchIndex?: boolean;
 }
 
 /**
@@ -376,7 +381,13 @@ export class SqlEmitter {
     // match: for each term of ASCII letters and digits (the parser's lexemes are then its words), and no narrowing
     // under NOT or for any other term, so that it keeps every row the exact match keeps
     const index = d.searchIndex;
-    if (index === undefined || !search.properties.every((p) => p.searchIndex === true)) return exact;
+    if (
+      index === undefined ||
+      this.options.searchIndex === false ||
+      !search.properties.every((p) => p.searchIndex === true)
+    ) {
+      return exact;
+    }
     const columnOf = (name: string): string => this.root.table.columns?.[name] ?? name;
     // the row's key columns that the statement knows: the scope's, the parent's where read under one, the entity's
     const row = {

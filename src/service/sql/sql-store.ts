@@ -84,6 +84,11 @@ export interface SqlStoreOptions {
    * per tenant) share the tables, each seeing and writing only its own rows.
    */
   readonly scope?: Readonly<Record<string, string>>;
+  /**
+   * Whether the full-text indexes schemaSql makes serve `$search` (false: it scans). openSqlStore sets it from the
+   * server's settings (searchIndexFits); default true.
+   */
+  readonly searchIndex?: boolean;
 }
 
 /** The statements that create every table of a model's collections and the sequences (idempotent). */
@@ -122,7 +127,18 @@ export function schemaSql(
 export async function openSqlStore(driver: SqlDriver, options: SqlStoreOptions): Promise<SqlStore> {
   const scopeColumns = Object.keys(options.scope ?? {});
   for (const sql of schemaSql(driver.dialect, { ...options, scopeColumns })) await driver.run(sql);
-  return new SqlStore(driver, options);
+  return new SqlStore(driver, { ...options, searchIndex: options.searchIndex ?? (await searchIndexFits(driver)) });
+}
+
+/**
+ * Whether the database's settings let its full-text index hold every word `$search` asks it for (MySQL/MariaDB:
+ * InnoDB's token sizes and stopword tables are the server's); true where the dialect's index does not depend on them.
+ */
+export async function searchIndexFits(driver: SqlDriver): Promise<boolean> {
+  const settings = dialects[driver.dialect].searchIndex?.settings;
+  if (settings === undefined) return true;
+  const [row] = await driver.all(settings.sql);
+  return row !== undefined && settings.fits(row);
 }
 
 /** A collection's statements that do not depend on the call: made once per store and collection. */
@@ -233,6 +249,7 @@ export class SqlStore implements Store {
       parent: parentScope,
       // SQLite: a row check in every WHERE, so that the statement stops at its budget wherever it is (its rowCheck)
       deadlineChecks: true,
+      ...(this.options.searchIndex === false ? { searchIndex: false } : {}),
     };
   }
 

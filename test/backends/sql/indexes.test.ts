@@ -87,9 +87,10 @@ describe('the planner uses the key index', () => {
 });
 
 describe('the planner uses a search index', () => {
-  // a searchable property with a search index: PostgreSQL's GIN index of the words, SQLite's FTS5 table, serves each
-  // term of ASCII letters and digits before the exact match (PostgreSQL's statement has the index's expression, so
-  // the planner can match them; SQLite's reads its FTS5 table by MATCH)
+  // a searchable property with a search index: PostgreSQL's GIN index of the words, SQLite's FTS5 table, MariaDB's
+  // FULLTEXT index of a generated column serves each term of ASCII letters and digits before the exact match
+  // (PostgreSQL's statement has the index's expression, so the planner can match them; SQLite's reads its FTS5 table
+  // by MATCH, MariaDB's the FULLTEXT index by MATCH ... AGAINST)
   const Note = defineEntityType({
     name: 'Note',
     key: ['Id'],
@@ -103,8 +104,10 @@ describe('the planner uses a search index', () => {
 
   it('for $search=pump seal (the index read) and not for NOT pump, finding what the scan finds', async () => {
     const indexed = databases.filter((db) => dialects[db.dialect].searchIndex !== undefined);
-    // (the PostgreSQL server, or PGlite where it is unreachable outside CI; SQLite)
-    expect(indexed.map((db) => db.dialect)).toEqual(expect.arrayContaining(['sqlite', 'postgres']));
+    // (the PostgreSQL server, or PGlite where it is unreachable outside CI; SQLite; MariaDB under CI)
+    expect(indexed.map((db) => db.dialect)).toEqual(
+      expect.arrayContaining(['sqlite', 'postgres', ...(process.env['CI'] === 'true' ? ['mysql'] : [])]),
+    );
     for (const db of indexed) {
       const table = db.tableName('notes');
       // the rows first, then the index: it is filled with the rows the table has when it is made
@@ -114,13 +117,16 @@ describe('the planner uses a search index', () => {
         Array.from({ length: 2000 }, (_, i) => ({ Id: i, Title: title(i) })),
       );
       for (const sql of dialects[db.dialect].searchIndex!.indexSql(table, ['Id'], ['Title'])) await db.exec(sql);
-      await db.exec(
-        db.dialect === 'sqlite' ? 'ANALYZE' : `ANALYZE ${quoteTable(dialects.postgres.quoteIdentifier, table)}`,
-      );
+      const q = dialects[db.dialect].quoteIdentifier;
+      const name = quoteTable(q, table);
+      await db.exec(db.dialect === 'sqlite' ? 'ANALYZE' : `ANALYZE${db.dialect === 'mysql' ? ' TABLE' : ''} ${name}`);
       const explain = async (query: string): Promise<string> => {
         const statement = toSql(validateQuery(parseQuery(query), Note), { dialect: db.dialect, table });
         if (db.dialect === 'sqlite') {
           return json(await db.query({ sql: `EXPLAIN QUERY PLAN ${statement.sql}`, params: statement.params }));
+        }
+        if (db.dialect === 'mysql') {
+          return json(await db.query({ sql: `EXPLAIN ${statement.sql}`, params: statement.params }));
         }
         await db.exec('SET enable_seqscan = off');
         try {
@@ -129,7 +135,11 @@ describe('the planner uses a search index', () => {
           await db.exec('SET enable_seqscan = on');
         }
       };
-      const index = db.dialect === 'sqlite' ? 'VIRTUAL TABLE INDEX' : '"Index Name":"notes_Title_search"';
+      const index = {
+        sqlite: 'VIRTUAL TABLE INDEX',
+        postgres: '"Index Name":"notes_Title_search"',
+        mysql: '"type":"fulltext"',
+      }[db.dialect];
       expect(await explain('$search=pump%20seal'), db.label).toContain(index);
       expect(await explain('$search=NOT%20pump'), db.label).not.toContain(index);
       // and the index finds what the scan finds, also after writes that the database keeps it current through
@@ -141,12 +151,9 @@ describe('the planner uses a search index', () => {
         titles.filter((t) => ` ${t.toLowerCase().replace(/-/g, ' ')} `.includes(` ${phrase} `)).length;
       const titles = Array.from({ length: 2000 }, (_, i) => title(i));
       expect(await count('$search=brand%20new%20pump')).toBe(expected(titles, 'brand new pump'));
-      const name = quoteTable(dialects[db.dialect].quoteIdentifier, table);
-      await db.exec(
-        `UPDATE ${name} SET ${dialects[db.dialect].quoteIdentifier('Title')} = 'gasket pump' WHERE ${dialects[db.dialect].quoteIdentifier('Id')} < 100`,
-      );
-      await db.exec(`DELETE FROM ${name} WHERE ${dialects[db.dialect].quoteIdentifier('Id')} >= 1900`);
-      await db.exec(`INSERT INTO ${name} VALUES (5000, 'Gasket-pump 9'), (5001, NULL)`);
+      await db.exec(`UPDATE ${name} SET ${q('Title')} = 'gasket pump' WHERE ${q('Id')} < 100`);
+      await db.exec(`DELETE FROM ${name} WHERE ${q('Id')} >= 1900`);
+      await db.exec(`INSERT INTO ${name} (${q('Id')}, ${q('Title')}) VALUES (5000, 'Gasket-pump 9'), (5001, NULL)`);
       const now = [...Array.from({ length: 100 }, () => 'gasket pump'), ...titles.slice(100, 1900), 'Gasket-pump 9'];
       for (const phrase of ['gasket pump', 'brand new pump', 'pump', 'seal', '9']) {
         expect(await count(`$search=${encodeURIComponent(`"${phrase}"`)}`), `${db.label}: ${phrase}`).toBe(
@@ -154,5 +161,28 @@ describe('the planner uses a search index', () => {
         );
       }
     }
+  });
+});
+
+describe("MariaDB's search index is used only under the settings it was asked for", () => {
+  const settings = dialects.mysql.searchIndex!.settings!;
+  const defaults = { min: 3, max: 84, server: null, user: null };
+  it('fits InnoDB’s defaults, and not a larger minimum, a smaller maximum or a stopword table of the server', () => {
+    expect(settings.fits(defaults)).toBe(true);
+    expect(settings.fits({ ...defaults, min: 4 })).toBe(false);
+    expect(settings.fits({ ...defaults, max: 20 })).toBe(false);
+    expect(settings.fits({ ...defaults, server: 'db/stopwords' })).toBe(false);
+    expect(settings.fits({ ...defaults, user: 'db/stopwords' })).toBe(false);
+  });
+
+  it('and a store told its index does not fit scans', () => {
+    const Note = defineEntityType({
+      name: 'Note',
+      key: ['Id'],
+      properties: { Id: { type: 'Edm.Int32' }, Title: { type: 'Edm.String', searchable: true, searchIndex: true } },
+    });
+    const bound = validateQuery(parseQuery('$search=pump'), Note);
+    expect(toSql(bound, { dialect: 'mysql', table: 'notes' }).sql).toContain('MATCH(');
+    expect(toSql(bound, { dialect: 'mysql', table: 'notes', searchIndex: false }).sql).not.toContain('MATCH(');
   });
 });

@@ -2,7 +2,7 @@
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
 import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from '../common.js';
 import type { EdmPrimitiveType } from '../../../values/edm.js';
-import type { Dialect, NumericOperator, Sql } from '../dialect.js';
+import type { Dialect, IndexedSearch, NumericOperator, Sql } from '../dialect.js';
 import { toMysqlRegex } from '../../../values/regex.js';
 import { SEARCH_SEPARATORS_CLASS } from '../../../values/text.js';
 import { quoteTable, sharedStatements } from '../statements.js';
@@ -90,6 +90,19 @@ const shared = sharedStatements({
   tableOptions: ` DEFAULT CHARSET=utf8mb4 COLLATE=${BINARY}`,
 });
 
+/** searchText: lower-cased by current Unicode, each run of separators (`pattern`) one space, a space around. */
+const mysqlSearchText = (s: Sql, pattern: Sql): Sql =>
+  `CONCAT(' ', REGEXP_REPLACE(LOWER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY}, ${pattern}, ' '), ' ')`;
+
+/** InnoDB's default full-text settings: the word lengths its index holds, and its default stopwords (not held). */
+const FULLTEXT_MIN_WORD = 3;
+const FULLTEXT_MAX_WORD = 84;
+const FULLTEXT_STOPWORDS = new Set(
+  'a about an are as at be by com de en for from how i in is it la of on or that the this to und was what when where who will with www'.split(
+    ' ',
+  ),
+);
+
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   quoteIdentifier,
@@ -148,8 +161,52 @@ export const mysqlDialect: Dialect = {
   ordinal,
   length: (s) => `CHAR_LENGTH(${s})`,
   position: (s, t) => `LOCATE(${ordinal(t)}, ${s})`,
-  searchText: (s, param) =>
-    `CONCAT(' ', REGEXP_REPLACE(LOWER(${s} COLLATE ${CASE_MAPPING}) COLLATE ${BINARY}, ${param(`[${SEARCH_SEPARATORS_CLASS}]+`)}, ' '), ' ')`,
+  searchText: (s, param) => mysqlSearchText(s, param(`[${SEARCH_SEPARATORS_CLASS}]+`)),
+  // a STORED generated column per property of searchText (`<column>$search`, a name no property can have) and one
+  // FULLTEXT index of them; InnoDB's parser splits at least where searchText does (spaces), so every word of ASCII
+  // letters and digits of the text is a token, if it is long enough and not a stopword: those are the words asked
+  searchIndex: {
+    indexSql: (table, _key, columns) => {
+      const name = quoteTable(quoteIdentifier, table);
+      // the separators' pattern as hex, which reads the same under any sql_mode (a literal's backslashes do not)
+      const separators = `CONVERT(X'${Buffer.from(`[${SEARCH_SEPARATORS_CLASS}]+`, 'utf8').toString('hex')}' USING utf8mb4)`;
+      return [
+        ...columns.map(
+          (column) =>
+            `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${quoteIdentifier(`${column}$search`)} LONGTEXT CHARACTER SET utf8mb4 COLLATE ${BINARY} GENERATED ALWAYS AS (${mysqlSearchText(quoteIdentifier(column), separators)}) STORED`,
+        ),
+        `CREATE FULLTEXT INDEX IF NOT EXISTS ${quoteIdentifier(`${typeof table === 'string' ? table : table[1]}_search`.slice(0, 64))} ON ${name} (${columns.map((column) => quoteIdentifier(`${column}$search`)).join(', ')})`,
+      ];
+    },
+    // one MATCH in boolean mode: a term's indexed words all required (`+w1 +w2`: a superset of the phrase), AND as
+    // two required groups, OR as two optional ones in a required group; a term with no indexed word narrows nothing
+    prefilter: ({ alias, columns }, search, param) => {
+      const walk = (e: IndexedSearch): string | undefined => {
+        if (e.kind === 'words') {
+          const indexed = e.words.filter(
+            (w) => w.length >= FULLTEXT_MIN_WORD && w.length <= FULLTEXT_MAX_WORD && !FULLTEXT_STOPWORDS.has(w),
+          );
+          return indexed.length === 0 ? undefined : indexed.map((w) => `+${w}`).join(' ');
+        }
+        const [left, right] = [walk(e.left), walk(e.right)];
+        if (e.kind === 'and') return left === undefined ? right : right === undefined ? left : `+(${left}) +(${right})`;
+        return left === undefined || right === undefined ? undefined : `(${left}) (${right})`;
+      };
+      const against = walk(search);
+      return against === undefined
+        ? undefined
+        : `MATCH(${columns.map((column) => `${alias}.${quoteIdentifier(`${column}$search`)}`).join(', ')}) AGAINST(${param(`+(${against})`)} IN BOOLEAN MODE)`;
+    },
+    // the index holds the words above under InnoDB's default token sizes and its default stopwords (or none)
+    settings: {
+      sql: 'SELECT @@innodb_ft_min_token_size AS min, @@innodb_ft_max_token_size AS max, @@innodb_ft_server_stopword_table AS server, @@innodb_ft_user_stopword_table AS user',
+      fits: (row) =>
+        Number(row['min']) <= FULLTEXT_MIN_WORD &&
+        Number(row['max']) >= FULLTEXT_MAX_WORD &&
+        (row['server'] ?? '') === '' &&
+        (row['user'] ?? '') === '',
+    },
+  },
   substring: (s, start, count) =>
     count === undefined ? `SUBSTRING(${s}, ${start} + 1)` : `SUBSTRING(${s}, ${start} + 1, ${count})`,
   concat: (a, b) => `CONCAT(${a}, ${b})`,
