@@ -2,8 +2,10 @@
 // decimals at their extremes, astral strings, instants) in the memory, tiny, SQLite, PostgreSQL and MariaDB stores,
 // then random pipelines through the service, compared as status and body text, to the last digit. The memory store
 // (its prepareApply) and the service for the tiny store run every transformation in memory (the memory backend defines
-// $apply); the SQL stores make the leading filters and the grouping with GROUP BY (SQLite's exact sums past 64 bits included), so a difference is a bug of the
-// SQL translation, of its decoding, or of the service.
+// $apply); the SQL stores make the leading filters and searches and the grouping with GROUP BY (SQLite's exact sums
+// past 64 bits included), so a difference is a bug of the SQL translation, of its decoding, or of the service. Searches
+// stand first (with the filter, in either order), after a compute (not leading: run in memory over the rows), and
+// inside a groupby before its aggregate.
 //
 // Sums and averages of doubles are left out: each database adds doubles in its own order and way (SQLite compensates
 // its sums), so they may differ in the last bits (docs/backends.md says so).
@@ -46,6 +48,23 @@ const computed = pick(
 );
 
 const groupingKeys = ['S', 'T', 'B', 'I', 'L', 'D', 'F', 'Day', 'At', 'G'] as const;
+
+/**
+ * A search over S and T (the searchable properties) as `search(...)` takes it: words and phrases of the edge strings
+ * (case, accents, ß, apostrophes, digits split at punctuation, astral characters), NOT, AND, OR, parentheses.
+ */
+const searchTerm = pick('a', 'A', 'ab', 'aa', 'neil', "O'Neil", 'é', 'É', 'ß', 'z', '12', '1e3', '5', 'x🚀y', 'zzz');
+const searchPhrase = pick('"o neil"', '"2 5"', '"2.5e-1"', '"a"', '"x🚀y"');
+const searchExpr: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  expr: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    searchTerm,
+    searchPhrase,
+    fc.tuple(tie('expr'), pick(' ', ' AND ', ' OR '), tie('expr')).map(([a, op, b]) => `(${a}${op}${b})`),
+    tie('expr').map((e) => `NOT ${e}`),
+  ),
+})).expr as fc.Arbitrary<string>;
+const search = searchExpr.map((e) => `search(${e})`);
 
 /** `expr with method as alias`: every method over every type it takes (no double sums or averages; Id, never null, reads COUNT(*) for its average). */
 const aggregateItem = (alias: string): fc.Arbitrary<string> =>
@@ -99,11 +118,19 @@ const grouping = (computedKey: boolean) =>
       weight: 5,
     },
     {
-      // a groupby whose sequence filters first: left to memory by every store
-      arbitrary: fc.tuple(fc.subarray([...groupingKeys], { minLength: 1, maxLength: 2 }), filter).map(([keys, f]) => ({
-        text: `groupby((${keys.join(',')}),filter(${f})/aggregate($count as A0))`,
-        aliases: [...keys, 'A0'],
-      })),
+      // a groupby whose sequence filters or searches first: left to memory by every store
+      arbitrary: fc
+        .tuple(
+          fc.subarray([...groupingKeys], { minLength: 1, maxLength: 2 }),
+          fc.oneof(
+            filter.map((f) => `filter(${f})`),
+            search,
+          ),
+        )
+        .map(([keys, first]) => ({
+          text: `groupby((${keys.join(',')}),${first}/aggregate($count as A0))`,
+          aliases: [...keys, 'A0'],
+        })),
       weight: 1,
     },
   );
@@ -120,11 +147,41 @@ const after = (aliases: readonly string[]): fc.Arbitrary<string[]> =>
     { maxLength: 2 },
   );
 
+/**
+ * The transformations before the grouping: a leading filter and searches, in any order (the store's read makes them),
+ * and a compute, now and then followed by a search (not leading: run in memory over the rows read).
+ */
+const before = fc
+  .tuple(
+    fc.option(leadingFilter, { nil: undefined, freq: 2 }),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constant<string[]>([]) },
+      { weight: 2, arbitrary: fc.array(search, { minLength: 1, maxLength: 2 }) },
+    ),
+    fc.boolean(),
+    fc.option(computed, { nil: undefined, freq: 3 }),
+    fc.oneof(
+      // (rarely: the SQL stores leave such a pipeline to memory, and most must be made by the databases)
+      { weight: 30, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: search },
+    ),
+  )
+  .map(([f, searches, filterFirst, compute, afterCompute]) => {
+    const filters = f === undefined ? [] : [`filter(${f})`];
+    return {
+      steps: [
+        ...(filterFirst ? [...filters, ...searches] : [...searches, ...filters]),
+        ...(compute === undefined ? [] : [`compute(${compute})`]),
+        ...(compute === undefined || afterCompute === undefined ? [] : [afterCompute]),
+      ],
+      compute,
+    };
+  });
+
 /** A request: `$apply` and the options after it (read with its aliases). */
-const pipeline = fc
-  .tuple(fc.option(leadingFilter, { nil: undefined, freq: 2 }), fc.option(computed, { nil: undefined, freq: 3 }))
-  .chain(([f, compute]) => grouping(compute !== undefined).map((group) => [f, compute, group] as const))
-  .chain(([f, compute, group]) =>
+const pipeline = before
+  .chain(({ steps: first, compute }) => grouping(compute !== undefined).map((group) => [first, group] as const))
+  .chain(([first, group]) =>
     fc
       .tuple(
         after(group.aliases),
@@ -134,12 +191,7 @@ const pipeline = fc
         fc.option(fc.subarray([...group.aliases], { minLength: 1 }), { nil: undefined }),
       )
       .map(([steps, order, top, count, select]) => {
-        const apply = [
-          ...(f === undefined ? [] : [`filter(${f})`]),
-          ...(compute === undefined ? [] : [`compute(${compute})`]),
-          group.text,
-          ...steps,
-        ].join('/');
+        const apply = [...first, group.text, ...steps].join('/');
         return [
           `$apply=${encodeURIComponent(apply)}`,
           ...(order === undefined ? [] : [`$orderby=${encodeURIComponent(order.join(''))}`]),
@@ -151,8 +203,11 @@ const pipeline = fc
   );
 
 let stores: EveryStore;
-/** How many plans the SQL stores made with GROUP BY, and how many they left to memory. */
-const pushed = { made: 0, declined: 0 };
+/**
+ * How many plans the SQL stores made with GROUP BY, and how many they left to memory; how many of those they made
+ * searched in the database (a leading search in their WHERE).
+ */
+const pushed = { made: 0, declined: 0, searched: 0 };
 beforeAll(async () => {
   stores = await EveryStore.open(model, { pageSize: 1000 });
   for (const { name, open } of stores.served) {
@@ -162,6 +217,11 @@ beforeAll(async () => {
     store.prepareApply = (...args) => {
       const prepared = prepare(...args);
       pushed[prepared === undefined ? 'declined' : 'made']++;
+      const leading = args[1].steps.slice(
+        0,
+        args[1].steps.findIndex((step) => !['filter', 'search'].includes(step.kind)),
+      );
+      if (prepared !== undefined && leading.some((step) => step.kind === 'search')) pushed.searched++;
       return prepared;
     };
   }
@@ -173,6 +233,8 @@ describe('$apply answers the same from every store', () => {
     expect(stores.names).toEqual(expect.arrayContaining(['memory', 'tiny', 'sqlite']));
     if (process.env.CI === 'true') expect(stores.names).toEqual(expect.arrayContaining(['postgres', 'mysql']));
     let sent = 0;
+    /** Pipelines with a search, and of those the ones every store answered with 200. */
+    const searching = { sent: 0, answered: 0 };
     await fc.assert(
       fc.asyncProperty(
         dataSet,
@@ -180,16 +242,26 @@ describe('$apply answers the same from every store', () => {
         async (rows, queries) => {
           await stores.replaceRows({ Things: rows.things, Parts: rows.parts });
           for (const query of queries) {
-            await stores.same({ method: 'GET', url: `/Things?${query}` }, `rows: ${JSON.stringify(rows.things)}`);
+            const answer = await stores.same(
+              { method: 'GET', url: `/Things?${query}` },
+              `rows: ${JSON.stringify(rows.things)}`,
+            );
             sent++;
+            if (!query.includes('search(')) continue;
+            searching.sent++;
+            if (answer.startsWith('200 ')) searching.answered++;
           }
         },
       ),
       { numRuns: DATA_SETS },
     );
     console.log(
-      `$apply differential: ${sent} pipelines on each of ${stores.names.join(', ')}; ${stores.summary()}; the SQL stores grouped ${pushed.made} plans in the database and left ${pushed.declined} to memory`,
+      `$apply differential: ${sent} pipelines on each of ${stores.names.join(', ')} (${searching.sent} with a search, ${searching.answered} answered); ${stores.summary()}; the SQL stores grouped ${pushed.made} plans in the database (${pushed.searched} searching there) and left ${pushed.declined} to memory`,
     );
+    // searches must be many, mostly answered, and made by the databases too
+    expect(searching.sent).toBeGreaterThan(sent * 0.25);
+    expect(searching.answered).toBeGreaterThan(searching.sent * 0.8);
+    expect(pushed.searched).toBeGreaterThan(searching.sent * 0.5);
     // most plans must be made by the databases, or the comparison tests memory against itself
     expect(pushed.made).toBeGreaterThan(pushed.declined * 2);
     // most pipelines must be answered, or the comparison says little

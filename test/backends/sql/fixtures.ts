@@ -21,8 +21,9 @@ export const Thing: EntityType = defineEntityType({
   key: ['Id'],
   properties: {
     Id: { type: 'Edm.Int32' },
-    S: { type: 'Edm.String', maxLength: 40 },
-    T: { type: 'Edm.String', maxLength: 40 },
+    // (searchable: `$search` and `$apply`'s search look in them)
+    S: { type: 'Edm.String', maxLength: 40, searchable: true },
+    T: { type: 'Edm.String', maxLength: 40, searchable: true },
     B: { type: 'Edm.Boolean' },
     I: { type: 'Edm.Int32' },
     L: { type: 'Edm.Int64' },
