@@ -61,3 +61,16 @@ export const DECIMAL_EXPONENT_LIMIT = 6144;
  */
 export const DOUBLE_OVERFLOW_DIGITS = (2n ** 1024n - 2n ** 970n).toString().replace(/0+$/, '');
 export const DOUBLE_UNDERFLOW_DIGITS = (5n ** 1075n).toString();
+
+/**
+ * The name of a table's full-text index of these columns (Dialect.searchIndex): the table's name, `_search_`, and a
+ * tag of the column list, so that indexing other columns makes a new index (filled then) instead of reading an old
+ * one that lacks them.
+ */
+export function searchIndexName(table: string, columns: readonly string[], maxLength = Infinity): string {
+  // FNV-1a over the names, 32 bits, base 36
+  let hash = 0x811c9dc5;
+  for (const c of [...columns].sort().join('\u0000')) hash = Math.imul(hash ^ c.codePointAt(0)!, 0x01000193) >>> 0;
+  const tag = `_search_${hash.toString(36)}`;
+  return `${table.slice(0, maxLength - tag.length)}${tag}`;
+}

@@ -7,6 +7,7 @@ import { defineEntityType, parseQuery, validateQuery } from '../../../src/index.
 import { toSql } from '../../../src/backends/sql/index.js';
 import { dialects } from '../../../src/backends/sql/dialects.js';
 import { quoteTable } from '../../../src/backends/sql/statements.js';
+import { searchIndexName } from '../../../src/backends/sql/common.js';
 import { Account } from '../../../src/server/model.js';
 import { openAll, type TestDatabase } from './databases.js';
 
@@ -184,5 +185,20 @@ describe("MariaDB's search index is used only under the settings it was asked fo
     const bound = validateQuery(parseQuery('$search=pump'), Note);
     expect(toSql(bound, { dialect: 'mysql', table: 'notes' }).sql).toContain('MATCH(');
     expect(toSql(bound, { dialect: 'mysql', table: 'notes', searchIndex: false }).sql).not.toContain('MATCH(');
+  });
+});
+
+describe('a search index is named after its columns', () => {
+  it('so that indexing other columns makes (and fills) a new index rather than reading one that lacks them', () => {
+    expect(searchIndexName('notes', ['Title', 'Body'])).toBe(searchIndexName('notes', ['Body', 'Title']));
+    expect(searchIndexName('notes', ['Title'])).not.toBe(searchIndexName('notes', ['Title', 'Body']));
+    expect(searchIndexName('x'.repeat(80), ['Title'], 64)).toHaveLength(64);
+    for (const dialect of ['sqlite', 'mysql'] as const) {
+      const ddl = (columns: string[]) => dialects[dialect].searchIndex!.indexSql('notes', ['Id'], columns).join('\n');
+      expect(ddl(['Title']), dialect).toContain(
+        searchIndexName('notes', ['Title'], dialect === 'mysql' ? 64 : Infinity),
+      );
+      expect(ddl(['Title', 'Body']), dialect).not.toContain(searchIndexName('notes', ['Title']));
+    }
   });
 });

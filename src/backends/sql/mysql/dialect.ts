@@ -1,6 +1,13 @@
 // MySQL and MariaDB: binary ordering through utf8mb4_nopad_bin (no trailing-space padding), exact DECIMAL, instants
 // as DATETIME(3) in UTC. Decimal division needs the session's div_precision_increment at 30 (mysqlSessionSql).
-import { DOUBLE_MAX, NUMBER_SYNTAX, rangeOf, roundHalfAwayDouble, WHITE_SPACE_CLASS } from '../common.js';
+import {
+  DOUBLE_MAX,
+  NUMBER_SYNTAX,
+  rangeOf,
+  roundHalfAwayDouble,
+  searchIndexName,
+  WHITE_SPACE_CLASS,
+} from '../common.js';
 import type { EdmPrimitiveType } from '../../../values/edm.js';
 import type { Dialect, IndexedSearch, NumericOperator, Sql } from '../dialect.js';
 import { toMysqlRegex } from '../../../values/regex.js';
@@ -175,7 +182,12 @@ export const mysqlDialect: Dialect = {
           (column) =>
             `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${quoteIdentifier(`${column}$search`)} LONGTEXT CHARACTER SET utf8mb4 COLLATE ${BINARY} GENERATED ALWAYS AS (${mysqlSearchText(quoteIdentifier(column), separators)}) STORED`,
         ),
-        `CREATE FULLTEXT INDEX IF NOT EXISTS ${quoteIdentifier(`${typeof table === 'string' ? table : table[1]}_search`.slice(0, 64))} ON ${name} (${columns.map((column) => quoteIdentifier(`${column}$search`)).join(', ')})`,
+        `CREATE FULLTEXT INDEX IF NOT EXISTS ${quoteIdentifier(searchIndexName(typeof table === 'string' ? table : table[1], columns, 64))} ON ${name} (${[
+          ...columns,
+        ]
+          .sort()
+          .map((column) => quoteIdentifier(`${column}$search`))
+          .join(', ')})`,
       ];
     },
     // one MATCH in boolean mode: a term's indexed words all required (`+w1 +w2`: a superset of the phrase), AND as
@@ -195,7 +207,10 @@ export const mysqlDialect: Dialect = {
       const against = walk(search);
       return against === undefined
         ? undefined
-        : `MATCH(${columns.map((column) => `${alias}.${quoteIdentifier(`${column}$search`)}`).join(', ')}) AGAINST(${param(`+(${against})`)} IN BOOLEAN MODE)`;
+        : `MATCH(${[...columns]
+            .sort()
+            .map((column) => `${alias}.${quoteIdentifier(`${column}$search`)}`)
+            .join(', ')}) AGAINST(${param(`+(${against})`)} IN BOOLEAN MODE)`;
     },
     // the index holds the words above under InnoDB's default token sizes and its default stopwords (or none)
     settings: {

@@ -4,6 +4,7 @@
 // adds to the connection: the same code the memory backend runs, so the two agree by construction. How values are
 // stored is storage.ts.
 import type { Dialect, IndexedSearch, Sql, TableName } from '../dialect.js';
+import { searchIndexName } from '../common.js';
 import { quoteTable, sharedStatements } from '../statements.js';
 import { sqliteStorage } from './storage.js';
 
@@ -36,10 +37,11 @@ const shared = sharedStatements({
  * (the FTS5 `delete` command is given the values that were indexed).
  */
 function fts5Index(table: TableName, key: readonly string[], columns: readonly string[]): Sql[] {
-  const qualified = fts5Names(table);
+  const qualified = fts5Names(table, columns);
   // inside a trigger, tables are named without their schema (SQLite's rule): the trigger's own
-  const { base, index, rows } = fts5Names(last(table));
-  const trigger = (suffix: string): Sql => quoteTable(quoteIdentifier, named(table, `${last(table)}_search_${suffix}`));
+  const { base, index, rows } = fts5Names(last(table), columns);
+  const trigger = (suffix: string): Sql =>
+    quoteTable(quoteIdentifier, named(table, `${searchIndexName(last(table), columns)}_${suffix}`));
   const k = key.map(quoteIdentifier);
   const c = columns.map(quoteIdentifier);
   const slots = columns.map((_, i) => `c${i}`);
@@ -66,12 +68,16 @@ function fts5Index(table: TableName, key: readonly string[], columns: readonly s
 const last = (table: TableName): string => (typeof table === 'string' ? table : table[1]);
 const named = (table: TableName, name: string): TableName => (typeof table === 'string' ? name : [table[0], name]);
 
-/** The quoted names of a table, of its FTS5 index and of the index's table of keys. */
-function fts5Names(table: TableName): { readonly base: Sql; readonly index: Sql; readonly rows: Sql } {
+/** The quoted names of a table, of its FTS5 index of `columns` and of the index's table of keys. */
+function fts5Names(
+  table: TableName,
+  columns: readonly string[],
+): { readonly base: Sql; readonly index: Sql; readonly rows: Sql } {
+  const name = searchIndexName(last(table), columns);
   return {
     base: quoteTable(quoteIdentifier, table),
-    index: quoteTable(quoteIdentifier, named(table, `${last(table)}_search`)),
-    rows: quoteTable(quoteIdentifier, named(table, `${last(table)}_search_rows`)),
+    index: quoteTable(quoteIdentifier, named(table, name)),
+    rows: quoteTable(quoteIdentifier, named(table, `${name}_rows`)),
   };
 }
 
@@ -116,15 +122,15 @@ export const sqliteDialect: Dialect = {
     indexSql: (table, key, columns) => fts5Index(table, key, columns),
     // the rows whose words the FTS5 index holds in a row (a phrase stays within one column; AND and OR are of the
     // whole row, as the exact match's), by their key; one MATCH for the whole search
-    prefilter: ({ table, alias, key }, search, param) => {
-      const { rows, index } = fts5Names(table);
+    prefilter: ({ table, alias, key, columns }, search, param) => {
+      const { rows, index } = fts5Names(table, columns);
       const keys = key.map(quoteIdentifier);
       const walk = (e: IndexedSearch): string =>
         e.kind === 'words'
           ? `"${e.words.join(' ')}"`
           : `(${walk(e.left)} ${e.kind === 'and' ? 'AND' : 'OR'} ${walk(e.right)})`;
       // (the MATCH's left side is the FTS5 table's hidden column of its own name)
-      return `((${keys.map((k) => `${alias}.${k}`).join(', ')}) IN (SELECT ${keys.map((k) => `r.${k}`).join(', ')} FROM ${rows} AS r WHERE r."$id" IN (SELECT s.rowid FROM ${index} AS s WHERE s.${fts5Names(last(table)).index} MATCH ${param(walk(search))})))`;
+      return `((${keys.map((k) => `${alias}.${k}`).join(', ')}) IN (SELECT ${keys.map((k) => `r.${k}`).join(', ')} FROM ${rows} AS r WHERE r."$id" IN (SELECT s.rowid FROM ${index} AS s WHERE s.${fts5Names(last(table), columns).index} MATCH ${param(walk(search))})))`;
     },
   },
   substring: (s, start, count) =>
