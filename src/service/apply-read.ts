@@ -6,7 +6,7 @@
 // instances) runs over what they give. Either way the memory backend's semantics hold; `maxApplyRows` bounds the rows
 // (or groups) one request may bring into memory.
 import { ODataError } from '../errors.js';
-import type { Row } from '../model/schema.js';
+import type { NavigationProperty, Property, Row } from '../model/schema.js';
 import { runApply } from '../backends/memory/apply.js';
 import { compileQuery } from '../backends/memory/compile.js';
 import { applyReadsNavigation } from '../validate/apply.js';
@@ -121,14 +121,58 @@ export function applyPreparedRead(
 ): PreparedRead {
   const source = sourceOf(store, set, query.apply!, parent, maxRows);
   const compiled = compileQuery(query);
+  // the selected navigations that hold a grouping path's values (the projection keeps the properties alone)
+  const nested = (query.selectNavigation ?? []).filter((n) => query.apply!.nested?.includes(n));
   return {
     run: async (options) => {
       const made = await applied(source, options);
-      const { value, count } = compiled.run(made);
-      return { rows: value, ...(count === undefined ? {} : { count }) };
+      const { value, rows, count } = compiled.run(made);
+      const out =
+        nested.length === 0
+          ? value
+          : value.map((projected, i) => {
+              const row: Record<string, unknown> = { ...projected };
+              for (const n of nested) row[n.name] = rows[i]![n.name] ?? null;
+              return row;
+            });
+      return { rows: out, ...(count === undefined ? {} : { count }) };
     },
-    writer: (options) => (row) => entityMembers(query.select, row as Row, options),
+    writer: (options) => {
+      if (nested.length === 0) return (row) => entityMembers(query.select, row as Row, options);
+      return (row) => nestedMembers(nested, query.select, row as Row, options);
+    },
   };
+}
+
+/**
+ * The members of an instance of a grouping by navigation paths: each navigation's object of the grouped values
+ * (`"PurchaseOrder":{"VendorID":"V1"}`, written as the instance's own values are, deeper navigations nested again),
+ * then the instance's own properties.
+ */
+function nestedMembers(
+  navigation: readonly NavigationProperty[],
+  select: readonly Property[],
+  row: Row,
+  options: Parameters<typeof entityMembers>[2],
+): string {
+  const parts = navigation.map((n) => {
+    const target = n.target();
+    const value = (row[n.name] ?? {}) as Row;
+    return `${JSON.stringify(n.name)}:{${nestedMembers([...target.navigation.values()], [...target.properties.values()], value, options)}}`;
+  });
+  const own = entityMembers(select, row, options);
+  if (own !== '') parts.push(own);
+  return parts.join(',');
+}
+
+/** What a grouping by navigation paths holds under a navigation, for the context URL: `PurchaseOrder(VendorID)`. */
+export function nestedSelection(navigation: NavigationProperty): string {
+  const target = navigation.target();
+  const items = [
+    ...[...target.navigation.values()].map(nestedSelection),
+    ...[...target.properties.values()].map((p) => p.name),
+  ];
+  return `${navigation.name}(${items.join(',')})`;
 }
 
 /** `/$count` of a query with `$apply`: how many instances its `$filter` keeps of those `$apply` gives. */

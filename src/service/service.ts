@@ -44,7 +44,7 @@ import {
   type ResolvedBatchRequest,
 } from './batch.js';
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
-import { applyPreparedCount, applyPreparedRead } from './apply-read.js';
+import { applyPreparedCount, applyPreparedRead, nestedSelection } from './apply-read.js';
 import { computedPreparedRead, selectedComputed, withComputed } from './compute-read.js';
 import { etagMatches, etagOf } from './etag.js';
 import { afterLevels, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
@@ -1027,7 +1027,10 @@ export class ODataService<Context = undefined> implements HttpService {
         skip: bound.skip ?? 0,
         pageTop,
         selected: reshaped
-          ? `(${bound.select.map((p) => p.name).join(',')})`
+          ? `(${[
+              ...(bound.selectNavigation ?? []).filter((n) => bound.apply!.nested?.includes(n)).map(nestedSelection),
+              ...bound.select.map((p) => p.name),
+            ].join(',')})`
           : selectSuffix(options.select !== undefined, bound),
         transient: true,
         write,

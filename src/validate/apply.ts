@@ -4,10 +4,10 @@
 // as ordinary Property objects, so that the transformations after them and `$filter`, `$orderby`, `$select`, `$top`,
 // `$skip` and `$count` bind to them as to any entity type.
 import type { AggregateItem, AggregationMethod, ApplyTransformation, ComputeItem, Span } from '../syntax/ast.js';
-import type { EntityType, Property } from '../model/schema.js';
+import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
 import { aggregateResultType, isNumeric, widerNumeric, type EdmPrimitiveType } from '../values/edm.js';
 import { atPosition, ODataError } from '../errors.js';
-import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr } from './bound.js';
+import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr, BoundGroupKey } from './bound.js';
 import { Binder, rootProperty, type DefaultLimits } from './bind.js';
 import { bindSearch } from './search.js';
 
@@ -19,8 +19,10 @@ export function bindApply(
   text: string | undefined,
 ): BoundApply {
   const binder = new ApplyBinder(limits, text);
-  const { steps: bound, output } = binder.sequence(steps, entityType, entityType);
-  return { input: entityType, steps: bound, output };
+  const { steps: bound, output, entities } = binder.sequence(steps, entityType, entityType);
+  // once the instances are made by a grouping, their navigations are those that nest a grouping path's values
+  const nested = entities === undefined ? [...output.navigation.values()] : [];
+  return { input: entityType, steps: bound, output, ...(nested.length === 0 ? {} : { nested }) };
 }
 
 class ApplyBinder {
@@ -44,7 +46,7 @@ class ApplyBinder {
     steps: readonly ApplyTransformation[],
     input: EntityType,
     entities: EntityType | undefined,
-  ): { steps: BoundApplyStep[]; output: EntityType } {
+  ): { steps: BoundApplyStep[]; output: EntityType; entities: EntityType | undefined } {
     let type = input;
     let entityType = entities;
     const bound: BoundApplyStep[] = [];
@@ -56,7 +58,7 @@ class ApplyBinder {
       // a compute keeps the entities (with their aliases beside); a grouping or a concat makes instances of their own
       if (next.kind === 'aggregate' || next.kind === 'groupby' || next.kind === 'concat') entityType = undefined;
     }
-    return { steps: bound, output: type };
+    return { steps: bound, output: type, entities: entityType };
   }
 
   private binder(type: EntityType): Binder {
@@ -149,6 +151,16 @@ class ApplyBinder {
         return this.groupby(step, type, entities);
       case 'concat': {
         const sequences = step.sequences.map((sequence) => this.sequence(sequence, type, entities));
+        for (const [i, sequence] of sequences.entries()) {
+          if (sequence.entities === undefined && sequence.output.navigation.size > 0) {
+            this.fail(
+              'NotImplemented',
+              step.sequences[i]![0]?.span ?? step.span,
+              'concat of a grouping by a navigation path is not supported yet',
+              'compute the path as an alias first and group by the alias: compute(Nav/Property as Alias)/groupby((Alias),...)',
+            );
+          }
+        }
         // the output holds the instances of every sequence: a property any of them has, null where one lacks it
         const properties = new Map<string, Property>();
         for (const { output } of sequences) {
@@ -218,29 +230,47 @@ class ApplyBinder {
     type: EntityType,
     entities: EntityType | undefined,
   ): BoundApplyStep {
-    const keys: Property[] = [];
+    const keys: BoundGroupKey[] = [];
+    const seen = new Set<string>();
     for (const path of step.properties) {
-      if (path.segments.length !== 1) {
-        // (the extension nests such a group's values in an object named after the navigation)
-        this.fail(
-          'NotImplemented',
-          path.span,
-          'Grouping by a navigation path is not supported yet',
-          `compute it first and group by the alias: compute(${this.text?.slice(path.span.start, path.span.end) ?? 'Path'} as Alias)/groupby((Alias),...)`,
-        );
+      // a path through single-valued navigations to a property (the extension nests its values in an object named
+      // after each navigation); through a collection it is not supported here
+      let at = type;
+      const names: string[] = [];
+      for (const segment of path.segments.slice(0, -1)) {
+        const navigation = segment.kind === 'property' ? at.navigation.get(segment.name) : undefined;
+        if (navigation === undefined) break; // (the binder says what is wrong with it)
+        if (navigation.collection) {
+          this.fail(
+            'NotImplemented',
+            segment.span,
+            `Grouping by a path through the collection ${navigation.name} is not supported`,
+            `group by a path through single-valued navigations, or by a property of ${at.name}`,
+          );
+        }
+        names.push(navigation.name);
+        at = navigation.target();
       }
       const bound = this.binder(type).bind(path);
-      if (bound.kind !== 'property' || bound.source.kind !== 'root') {
+      if (bound.kind !== 'property' || bound.source.kind === 'variable') {
         this.fail('InvalidSyntax', path.span, 'groupby takes properties of the instances it groups');
       }
-      if (keys.includes(bound.property)) {
-        this.fail('InvalidSyntax', path.span, `${bound.property.name} is grouped by twice`);
-      }
-      keys.push(bound.property);
+      const text = [...names, bound.property.name].join('/');
+      if (seen.has(text)) this.fail('InvalidSyntax', path.span, `${text} is grouped by twice`);
+      seen.add(text);
+      keys.push({
+        property: { ...bound.property, isKey: false, nullable: bound.property.nullable || names.length > 0 },
+        path: names,
+        expr: bound,
+      });
     }
-    const grouped = keys.map((p) => ({ ...p, isKey: false }));
+    const plain = keys.filter((k) => k.path.length === 0).map((k) => k.property);
+    const navigation = nestedNavigations(keys);
+    // what tells the instances apart, and orders them after $apply by default: with a path among the keys none, so
+    // that the groups keep the order of all their values
+    const key = navigation.size === 0 ? plain : [];
     if (step.apply === undefined) {
-      return { kind: 'groupby', keys, steps: [], output: this.shape(grouped, grouped) };
+      return { kind: 'groupby', keys, steps: [], output: this.shape(plain, key, undefined, navigation) };
     }
     // (each group's instances are what the groupby was given: entities if those were)
     const nested = this.sequence(step.apply, type, entities);
@@ -253,12 +283,20 @@ class ApplyBinder {
       );
     }
     for (const aggregate of last.aggregates) {
-      const clash = keys.find((k) => k.name === aggregate.property.name);
-      if (clash !== undefined) {
+      const name = aggregate.property.name;
+      if (plain.some((k) => k.name === name)) {
         this.fail(
           'InvalidSyntax',
           aggregate.aliasSpan,
-          `The alias ${clash.name} is also a grouping property`,
+          `The alias ${name} is also a grouping property`,
+          'choose another alias',
+        );
+      }
+      if (navigation.has(name)) {
+        this.fail(
+          'InvalidSyntax',
+          aggregate.aliasSpan,
+          `The alias ${name} is also the navigation a grouping path goes through`,
           'choose another alias',
         );
       }
@@ -267,7 +305,7 @@ class ApplyBinder {
       kind: 'groupby',
       keys,
       steps: nested.steps,
-      output: this.shape([...grouped, ...last.output.properties.values()], grouped),
+      output: this.shape([...plain, ...last.output.properties.values()], key, undefined, navigation),
     };
   }
 
@@ -346,8 +384,13 @@ class ApplyBinder {
   }
 
   /** A type of instances made by a transformation: its properties, and those that tell its instances apart. */
-  private shape(properties: readonly Property[], key: readonly Property[], like?: EntityType): EntityType {
-    const navigation = like?.navigation ?? new Map();
+  private shape(
+    properties: readonly Property[],
+    key: readonly Property[],
+    like?: EntityType,
+    nested?: ReadonlyMap<string, NavigationProperty>,
+  ): EntityType {
+    const navigation = like?.navigation ?? nested ?? new Map<string, NavigationProperty>();
     const byName = new Map(properties.map((p) => [p.name, p]));
     return {
       // (the name errors give it: `Unknown property 'Qty' on the result of $apply`)
@@ -361,6 +404,45 @@ class ApplyBinder {
       concurrency: [],
     };
   }
+}
+
+/**
+ * The navigations a grouping's paths nest their values under (`PurchaseOrder/VendorID` and `PurchaseOrder/Status`: one
+ * PurchaseOrder holding both), each single-valued, its target a type of the grouped properties and deeper navigations.
+ * A row holds their values as objects under their names, as a row's related row (closures.ts ownMember).
+ */
+function nestedNavigations(keys: readonly BoundGroupKey[]): Map<string, NavigationProperty> {
+  interface Level {
+    readonly properties: Map<string, Property>;
+    readonly navigation: Map<string, Level>;
+  }
+  const top: Level = { properties: new Map(), navigation: new Map() };
+  for (const key of keys) {
+    if (key.path.length === 0) continue;
+    let level = top;
+    for (const name of key.path) {
+      let next = level.navigation.get(name);
+      if (next === undefined) level.navigation.set(name, (next = { properties: new Map(), navigation: new Map() }));
+      level = next;
+    }
+    level.properties.set(key.property.name, key.property);
+  }
+  const navigations = (level: Level): Map<string, NavigationProperty> =>
+    new Map(
+      [...level.navigation].map(([name, inner]) => {
+        const target: EntityType = {
+          name: `the ${name} of the result of $apply`,
+          key: [],
+          properties: inner.properties,
+          navigation: navigations(inner),
+          defaultOrder: [],
+          rules: [],
+          concurrency: [],
+        };
+        return [name, { name, collection: false, foreignKey: {}, target: () => target }];
+      }),
+    );
+  return navigations(top);
 }
 
 function dynamicProperty(
@@ -398,7 +480,7 @@ export function applyReadsNavigation(steps: readonly BoundApplyStep[]): boolean 
       case 'aggregate':
         return step.aggregates.some((a) => a.expr !== undefined && readsNavigation(a.expr));
       case 'groupby':
-        return applyReadsNavigation(step.steps);
+        return step.keys.some((k) => readsNavigation(k.expr)) || applyReadsNavigation(step.steps);
       case 'concat':
         return step.sequences.some(applyReadsNavigation);
       case 'topcount':

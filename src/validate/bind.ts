@@ -1595,7 +1595,8 @@ export function validateQuery(options: QueryOptions, entityType: EntityType, lim
         );
   const select =
     options.select === undefined
-      ? { properties: readableProperties(optionsType), navigation: [] }
+      ? // (the instances of a grouping by a navigation path hold its values nested: written under the navigation)
+        { properties: readableProperties(optionsType), navigation: apply?.nested ?? [] }
       : attempt('$select', (b) => b.select(options.select!));
   const search =
     options.search === undefined

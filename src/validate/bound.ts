@@ -252,6 +252,26 @@ export interface BoundApply {
   readonly steps: readonly BoundApplyStep[];
   /** The type of the instances the last transformation gives. */
   readonly output: EntityType;
+  /**
+   * The navigations of `output` that hold a grouping's values nested (`groupby((PurchaseOrder/VendorID))` gives
+   * `{"PurchaseOrder":{"VendorID":...}}`): made by the grouping, each single-valued, its target a type of the grouped
+   * properties (and of deeper such navigations). A row holds their values as objects under their names.
+   */
+  readonly nested?: readonly NavigationProperty[];
+}
+
+/**
+ * A grouping property of `groupby`: a property of the instances, or a path through single-valued navigations ending in
+ * a primitive property (`PurchaseOrder/VendorID`), whose value the instances made hold nested under the navigations'
+ * names.
+ */
+export interface BoundGroupKey {
+  /** The grouped property as the output holds it (for a path, a property of the innermost nested type). */
+  readonly property: Property;
+  /** The names of the navigations the path goes through (none: a property of the instances). */
+  readonly path: readonly string[];
+  /** What is read from each instance: the property itself, or through the navigations. */
+  readonly expr: BoundProperty;
 }
 
 /** One aggregate of `aggregate(...)`: `expr with method as property`, or `$count as property`. */
@@ -289,7 +309,7 @@ export type BoundApplyStep =
    */
   | {
       readonly kind: 'groupby';
-      readonly keys: readonly Property[];
+      readonly keys: readonly BoundGroupKey[];
       readonly steps: readonly BoundApplyStep[];
       readonly output: EntityType;
     }

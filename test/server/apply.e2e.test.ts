@@ -157,12 +157,82 @@ describe.each(kinds)('$apply on the reference server on %s', (storage) => {
     const keys = answer.map((g) => [String(g['Vendor']), Number(g['Year']), Number(g['Month'])] as const);
     const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || a[2] - b[2]));
     expect(keys).toEqual(sorted);
-    // grouping by the path itself is not offered yet: the 501 says how to write it
-    const path = await get(`/POLineItems?$apply=${q('groupby((PurchaseOrder/VendorID))')}`);
-    expect(path.status).toBe(501);
-    expect(((await path.json()) as { error: { message: string } }).error.message).toContain(
-      'compute(PurchaseOrder/VendorID as Alias)/groupby((Alias),...)',
+  });
+
+  it('groups by a navigation path, its values nested under the navigation (Data Aggregation CS03 §3.1.3)', async () => {
+    const apply = q('groupby((PurchaseOrder/VendorID),aggregate(ExtendedPrice with sum as Spend,$count as Lines))');
+    const expected = new Map<unknown, { spend: bigint; lines: number }>();
+    for (const line of await all(
+      `/POLineItems?$select=ExtendedPrice&$expand=${q('PurchaseOrder($select=VendorID)')}`,
+    )) {
+      const vendor = (line['PurchaseOrder'] as Record<string, unknown> | null)?.['VendorID'] ?? null;
+      const seen = expected.get(vendor) ?? { spend: 0n, lines: 0 };
+      expected.set(vendor, { spend: seen.spend + scaled(line['ExtendedPrice'], 4), lines: seen.lines + 1 });
+    }
+    const first = await json(`/POLineItems?$apply=${apply}`);
+    expect(first['@odata.context']).toMatch(/\$metadata#POLineItems\(PurchaseOrder\(VendorID\),Spend,Lines\)$/);
+    const answer = await all(`/POLineItems?$apply=${apply}`);
+    expect(answer.length).toBe(expected.size);
+    expect(answer.length).toBeGreaterThan(1);
+    for (const group of answer) {
+      expect(Object.keys(group).sort()).toEqual(['Lines', 'PurchaseOrder', 'Spend']);
+      const vendor = (group['PurchaseOrder'] as Record<string, unknown>)['VendorID'];
+      const e = expected.get(vendor)!;
+      expect(e, String(vendor)).toBeDefined();
+      expect(scaled(group['Spend'], 4)).toBe(e.spend);
+      expect(group['Lines']).toBe(e.lines);
+    }
+    const vendors = answer.map((g) => String((g['PurchaseOrder'] as Record<string, unknown>)['VendorID']));
+    expect(vendors).toEqual([...vendors].sort());
+    // the options after $apply name the path
+    const descending = await all(`/POLineItems?$apply=${apply}&$orderby=${q('PurchaseOrder/VendorID desc')}`);
+    expect(descending).toEqual([...answer].reverse());
+    const one = await json(`/POLineItems?$apply=${apply}&$filter=${q(`PurchaseOrder/VendorID eq '${vendors[0]}'`)}`);
+    expect(one.value).toEqual([answer[0]]);
+    const count = await get(`/POLineItems/$count?$apply=${apply}`);
+    expect(await count.text()).toBe(String(expected.size));
+
+    // a line without a work order groups under null, first; beside a property of the line itself
+    const crafts = await all(
+      `/POLineItems?$apply=${q('groupby((WorkOrder/Craft,Status),aggregate($count as Lines))')}`,
     );
+    const byCraft = new Map<string, number>();
+    for (const line of await all(`/POLineItems?$select=Status&$expand=${q('WorkOrder($select=Craft)')}`)) {
+      const craft = (line['WorkOrder'] as Record<string, unknown> | null)?.['Craft'] ?? null;
+      const key = JSON.stringify([craft, line['Status']]);
+      byCraft.set(key, (byCraft.get(key) ?? 0) + 1);
+    }
+    expect(
+      new Map(
+        crafts.map((g) => [
+          JSON.stringify([(g['WorkOrder'] as Record<string, unknown>)['Craft'], g['Status']]),
+          g['Lines'],
+        ]),
+      ),
+    ).toEqual(byCraft);
+    const keys = crafts.map(
+      (g) => [(g['WorkOrder'] as Record<string, unknown>)['Craft'] as string | null, String(g['Status'])] as const,
+    );
+    const order = (a: readonly [string | null, string], b: readonly [string | null, string]): number =>
+      a[0] === b[0]
+        ? a[1] < b[1]
+          ? -1
+          : a[1] > b[1]
+            ? 1
+            : 0
+        : a[0] === null
+          ? -1
+          : b[0] === null
+            ? 1
+            : a[0] < b[0]
+              ? -1
+              : 1;
+    expect(keys).toEqual([...keys].sort(order));
+
+    // through a collection: a 501 at the path
+    const collection = await get(`/PurchaseOrders?$apply=${q('groupby((Lines/Status))')}`);
+    expect(collection.status).toBe(501);
+    expect(await collection.json()).toMatchObject({ error: { code: 'NotImplemented', target: '$apply' } });
   });
 
   it('reads a custom aggregate as its declared method: aggregate(ExtendedPrice) sums it, as OpenUI5 writes it', async () => {

@@ -83,3 +83,82 @@ describe('navigations inside $apply on the stores without SQL', () => {
     });
   });
 });
+
+describe('groupby by a navigation path (Data Aggregation CS03 §3.1.3)', () => {
+  const memory = (): Store => new MemoryStore(model, { Things: things.map((t) => ({ ...t })), Parts: [] });
+
+  it('groups by the related entity’s value, nested under the navigation, a missing one under null', async () => {
+    const answer = await get(
+      memory(),
+      `/Things?$apply=${encodeURIComponent('groupby((Twin/S),aggregate($count as N,D with sum as Total))')}`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body['@odata.context']).toBe('http://test/$metadata#Things(Twin(S),N,Total)');
+    // the twins' S: 'b' (1), 'a' (2, 3, 5), null (4: no twin); groups in ascending order, null first
+    expect(answer.body['value']).toEqual([
+      { Twin: { S: null }, N: 1, Total: 10 },
+      { Twin: { S: 'a' }, N: 3, Total: 3 },
+      { Twin: { S: 'b' }, N: 1, Total: 1.5 },
+    ]);
+  });
+
+  it('beside plain properties, two steps deep, and the distinct values alone', async () => {
+    const both = await get(
+      memory(),
+      `/Things?$apply=${encodeURIComponent('groupby((S,Twin/S),aggregate($count as N))')}`,
+    );
+    expect(both.status).toBe(200);
+    expect(both.body['@odata.context']).toBe('http://test/$metadata#Things(Twin(S),S,N)');
+    // (1 a→b, 2 b→a, 3 a→a, 4 c→null, 5 b→a)
+    expect(both.body['value']).toEqual([
+      { Twin: { S: 'a' }, S: 'a', N: 1 },
+      { Twin: { S: 'b' }, S: 'a', N: 1 },
+      { Twin: { S: 'a' }, S: 'b', N: 2 },
+      { Twin: { S: null }, S: 'c', N: 1 },
+    ]);
+    const deep = await get(memory(), `/Things?$apply=${encodeURIComponent('groupby((Twin/Twin/Id,Twin/S))')}`);
+    expect(deep.status).toBe(200);
+    expect(deep.body['@odata.context']).toBe('http://test/$metadata#Things(Twin(Twin(Id),S))');
+    // twins of twins: 1→2→3, 2→3→1, 3→1→2, 4→none, 5→3→1
+    expect(deep.body['value']).toEqual([
+      { Twin: { Twin: { Id: null }, S: null } },
+      { Twin: { Twin: { Id: 1 }, S: 'a' } },
+      { Twin: { Twin: { Id: 2 }, S: 'a' } },
+      { Twin: { Twin: { Id: 3 }, S: 'b' } },
+    ]);
+  });
+
+  it('$filter, $orderby and $select after $apply name the path; a transformation after the grouping reads it', async () => {
+    const base = `/Things?$apply=${encodeURIComponent('groupby((Twin/S),aggregate($count as N))')}`;
+    const ordered = await get(memory(), `${base}&$orderby=${encodeURIComponent('Twin/S desc')}`);
+    expect(ordered.body['value']).toEqual([
+      { Twin: { S: 'b' }, N: 1 },
+      { Twin: { S: 'a' }, N: 3 },
+      { Twin: { S: null }, N: 1 },
+    ]);
+    const filtered = await get(memory(), `${base}&$filter=${encodeURIComponent("Twin/S eq 'a'")}`);
+    expect(filtered.body['value']).toEqual([{ Twin: { S: 'a' }, N: 3 }]);
+    const selected = await get(memory(), `${base}&$select=N`);
+    expect(selected.body['@odata.context']).toBe('http://test/$metadata#Things(N)');
+    expect(selected.body['value']).toEqual([{ N: 1 }, { N: 3 }, { N: 1 }]);
+    const inside = await get(
+      memory(),
+      `/Things?$apply=${encodeURIComponent("groupby((Twin/S),aggregate($count as N))/filter(Twin/S ne 'a')/orderby(Twin/S desc)")}`,
+    );
+    expect(inside.status).toBe(200);
+    // (null ne 'a' is true)
+    expect(inside.body['value']).toEqual([
+      { Twin: { S: 'b' }, N: 1 },
+      { Twin: { S: null }, N: 1 },
+    ]);
+  });
+
+  it('a store without prepareApply answers the 501 that says it cannot read through navigations', async () => {
+    const answer = await get(
+      tinyStore(model, { Things: things, Parts: [] }),
+      `/Things?$apply=${encodeURIComponent('groupby((Twin/S),aggregate($count as N))')}`,
+    );
+    expect(answer.status).toBe(501);
+    expect(answer.body).toMatchObject({ error: { code: 'NotImplemented', target: '$apply' } });
+  });
+});

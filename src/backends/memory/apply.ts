@@ -6,7 +6,6 @@
 // are exact, and an average is the exact sum divided by the count, rounded as every decimal quotient is (SEMANTICS.md:
 // half away from zero at 20 digits after the point).
 import type { BoundAggregate, BoundApply, BoundApplyStep, BoundExpr } from '../../validate/bound.js';
-import { rootProperty } from '../../validate/bind.js';
 import type { EdmPrimitiveType } from '../../values/edm.js';
 import { rowFormOf } from '../../values/cast.js';
 import { comparer } from '../../values/compare.js';
@@ -36,8 +35,9 @@ export function runApply(
   options: { readonly now?: number; readonly related?: RelatedRows } = {},
 ): Row[] {
   const compiler = new ClosureCompiler(options.related);
-  compiler.now = options.now ?? Date.now();
-  return new ApplyRunner(compiler).sequence(rows, apply.steps);
+  const own = new ClosureCompiler();
+  compiler.now = own.now = options.now ?? Date.now();
+  return new ApplyRunner(compiler, own).sequence(rows, apply.steps);
 }
 
 /** Text equal for values OData calls equal (1.5 and 1.50, an instant at any offset): a group's key. */
@@ -52,11 +52,25 @@ function groupText(value: Value, type: EdmPrimitiveType): string {
 }
 
 class ApplyRunner {
-  constructor(private readonly compiler: ClosureCompiler) {}
+  /**
+   * `entities`: the compiler for the input's rows (a navigation reads the store's related rows); `made`: for the
+   * instances a grouping makes, whose navigations hold a grouping path's values as their own objects (ownMember).
+   */
+  constructor(
+    private readonly entities: ClosureCompiler,
+    private readonly made: ClosureCompiler,
+    private readonly compiler: ClosureCompiler = entities,
+  ) {}
 
   sequence(rows: readonly Row[], steps: readonly BoundApplyStep[]): Row[] {
     let current = rows as Row[];
-    for (const step of steps) current = this.step(current, step);
+    let runner: ApplyRunner = this;
+    for (const step of steps) {
+      current = runner.step(current, step);
+      if (step.kind === 'aggregate' || step.kind === 'groupby' || step.kind === 'concat') {
+        runner = new ApplyRunner(this.entities, this.made, this.made);
+      }
+    }
     return current;
   }
 
@@ -111,9 +125,10 @@ class ApplyRunner {
   }
 
   private groupby(rows: Row[], step: Extract<BoundApplyStep, { kind: 'groupby' }>): Row[] {
-    const keys = step.keys.map((property) => ({
-      property,
-      read: this.read(rootProperty(property)),
+    const keys = step.keys.map((key) => ({
+      property: key.property,
+      path: key.path,
+      read: this.read(key.expr),
     }));
     const groups = new Map<string, { values: Record<string, unknown>; rows: Row[] }>();
     for (const row of rows) {
@@ -127,7 +142,12 @@ class ApplyRunner {
       let group = groups.get(text);
       if (group === undefined) {
         const named: Record<string, unknown> = {};
-        keys.forEach((key, i) => (named[key.property.name] = rowFormOf(values[i]!, key.property.type)));
+        keys.forEach((key, i) => {
+          // a path's value nested under its navigations: { PurchaseOrder: { VendorID: 'V1' } }
+          let into = named;
+          for (const name of key.path) into = (into[name] ??= {}) as Record<string, unknown>;
+          into[key.property.name] = rowFormOf(values[i]!, key.property.type);
+        });
         groups.set(text, (group = { values: named, rows: [] }));
       }
       group.rows.push(row);
@@ -136,7 +156,7 @@ class ApplyRunner {
     // store whatever order its rows come in, and the order a database's GROUP BY is asked for
     const order = comparatorOf(
       sortKeysOf(
-        step.keys.map((property) => ({ expr: rootProperty(property), direction: 'asc', tieBreak: false })),
+        step.keys.map((key) => ({ expr: key.expr, direction: 'asc', tieBreak: false })),
         this.compiler,
       ),
     );

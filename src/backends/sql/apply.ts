@@ -11,12 +11,13 @@ import { isIntegral } from '../../values/edm.js';
 import { rowFormOf } from '../../values/cast.js';
 import { decimalFromBigInt, decimalToString, divDecimal, type Decimal } from '../../values/decimal.js';
 import { decimalOf, reader } from '../../values/read.js';
-import { andOf, rootProperty } from '../../validate/bind.js';
+import { andOf } from '../../validate/bind.js';
 import type {
   BoundAggregate,
   BoundApply,
   BoundApplyStep,
   BoundExpr,
+  BoundGroupKey,
   BoundQuery,
   BoundSearch,
 } from '../../validate/bound.js';
@@ -79,7 +80,7 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     for (const { property, expr } of step.computed) computed.set(property, expr);
   }
   const grouping = steps[at];
-  let keys: readonly Property[];
+  let keys: readonly BoundGroupKey[];
   let aggregates: readonly BoundAggregate[];
   if (grouping?.kind === 'aggregate') {
     keys = [];
@@ -100,11 +101,13 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     (expr.type !== 'Edm.Decimal' ||
       scaled === undefined ||
       (expr.kind === 'property' && typeof scaled.scale(expr.property) === 'number'));
-  // keys: input properties, or computed aliases whose SQL value is what the column of their type would hold
+  // keys: input properties (or read through single-valued navigations: a join), or computed aliases whose SQL value
+  // is what the column of their type would hold
   const keyExprs: BoundExpr[] = [];
   for (const key of keys) {
-    const expr = computed.get(key) ?? rootProperty(key);
-    if (computed.has(key) && !['Edm.Int32', 'Edm.String', 'Edm.Boolean', 'Edm.Date'].includes(expr.type)) {
+    const alias = key.path.length === 0 ? computed.get(key.expr.property) : undefined;
+    const expr = alias ?? key.expr;
+    if (alias !== undefined && !['Edm.Int32', 'Edm.String', 'Edm.Boolean', 'Edm.Date'].includes(expr.type)) {
       return undefined;
     }
     if (!stored(expr)) return undefined;
@@ -196,8 +199,8 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
       ? emit(true)
       : undefined;
   const decodeKey = keyExprs.map((expr, i) => {
-    const property = expr.kind === 'property' ? expr.property : { type: keys[i]!.type };
-    const type = keys[i]!.type;
+    const property = expr.kind === 'property' ? expr.property : { type: keys[i]!.property.type };
+    const type = keys[i]!.property.type;
     const read = reader(type);
     return (raw: unknown): unknown => rowFormOf(read(dialect.storage.decode(property, raw)), type);
   });
@@ -245,7 +248,12 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     ...(exactSums === undefined ? {} : { exactSums }),
     decode: (raw) => {
       const row: Record<string, unknown> = {};
-      keys.forEach((key, i) => (row[key.name] = decodeKey[i]!(raw[i])));
+      keys.forEach((key, i) => {
+        // a path's value nested under its navigations, as the memory backend makes it
+        let into = row;
+        for (const name of key.path) into = (into[name] ??= {}) as Record<string, unknown>;
+        into[key.property.name] = decodeKey[i]!(raw[i]);
+      });
       planned.forEach(({ aggregate }, i) => (row[aggregate.property.name] = decodeAggregate[i]!(raw)));
       return row;
     },

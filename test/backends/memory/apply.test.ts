@@ -6,6 +6,8 @@ import { parseQuery } from '../../../src/syntax/query-string.js';
 import { validateQuery } from '../../../src/validate/bind.js';
 import { runApply } from '../../../src/backends/memory/apply.js';
 import { runQuery } from '../../../src/backends/memory/compile.js';
+import { ODataError } from '../../../src/errors.js';
+import { Thing } from '../sql/fixtures.js';
 
 const Line = defineEntityType({
   name: 'Line',
@@ -204,5 +206,69 @@ describe('search in $apply', () => {
     expect(empty.message).toMatch(/The search term "," has no letter or digit to search for at position 16 of \$apply/);
     // $search beside $apply stays a 501
     expect(refusal('$apply=search(pump)&$search=seal')).toMatchObject({ code: 'NotImplemented', target: '$search' });
+  });
+});
+
+describe('groupby by a navigation path: binding', () => {
+  // (Thing's Twin is single-valued, its Parts a collection)
+  const refused = (apply: string): ODataError => {
+    try {
+      validateQuery(parseQuery(`$apply=${encodeURIComponent(apply)}`), Thing);
+    } catch (error) {
+      if (error instanceof ODataError) return error;
+      throw error;
+    }
+    throw new Error(`${apply} bound`);
+  };
+  const at = (apply: string, part: string, from = 0): number => apply.indexOf(part, from);
+
+  it('binds paths through single-valued navigations, one and two steps deep', () => {
+    const bound = validateQuery(
+      parseQuery(`$apply=${encodeURIComponent('groupby((S,Twin/S,Twin/Twin/Id),aggregate($count as N))')}`),
+      Thing,
+    );
+    const step = bound.apply!.steps[0]!;
+    expect(step.kind === 'groupby' && step.keys.map((k) => [...k.path, k.property.name].join('/'))).toEqual([
+      'S',
+      'Twin/S',
+      'Twin/Twin/Id',
+    ]);
+    const output = bound.apply!.output;
+    expect([...output.properties.keys()]).toEqual(['S', 'N']);
+    const twin = output.navigation.get('Twin')!;
+    expect([...twin.target().properties.keys()]).toEqual(['S']);
+    expect([...twin.target().navigation.get('Twin')!.target().properties.keys()]).toEqual(['Id']);
+    expect(bound.apply!.nested).toEqual([twin]);
+  });
+
+  it('refuses a collection on the way, a path given twice, an alias that is the navigation, and what is no path', () => {
+    const collection = 'groupby((Parts/Q),aggregate($count as N))';
+    expect(refused(collection)).toMatchObject({
+      code: 'NotImplemented',
+      target: '$apply',
+      position: at(collection, 'Parts'),
+      message: expect.stringContaining('Grouping by a path through the collection Parts is not supported'),
+    });
+    const deeper = 'groupby((Twin/Parts/Q))';
+    expect(refused(deeper)).toMatchObject({ code: 'NotImplemented', position: at(deeper, 'Parts') });
+    const twice = 'groupby((Twin/S,S,Twin/S))';
+    expect(refused(twice)).toMatchObject({
+      code: 'InvalidSyntax',
+      target: '$apply',
+      position: at(twice, 'Twin/S', 10),
+      message: expect.stringContaining('Twin/S is grouped by twice'),
+    });
+    const alias = 'groupby((Twin/S),aggregate($count as Twin))';
+    expect(refused(alias)).toMatchObject({
+      code: 'InvalidSyntax',
+      position: at(alias, 'Twin)'),
+      message: expect.stringContaining('The alias Twin is also the navigation a grouping path goes through'),
+    });
+    const entity = 'groupby((Twin))';
+    expect(refused(entity)).toMatchObject({ code: 'TypeMismatch', position: at(entity, 'Twin') });
+    const unknown = 'groupby((Twin/Nope))';
+    expect(refused(unknown)).toMatchObject({ target: '$apply', position: at(unknown, 'Nope') });
+    const concat = 'concat(groupby((Twin/S)),aggregate($count as N))';
+    expect(refused(concat)).toMatchObject({ code: 'NotImplemented', position: at(concat, 'groupby') });
   });
 });
