@@ -185,11 +185,17 @@ export class EveryStore {
 
   /**
    * The answer every store gives `request` (`status body`, each through `normalize`), or an error naming the two
-   * stores that differ, the request and `context`.
+   * stores that differ, the request and `context`. `except`: stores left out of the comparison (asked nothing).
    */
-  async same(request: SentRequest, context = '', normalize = (text: string) => text): Promise<string> {
+  async same(
+    request: SentRequest,
+    context = '',
+    normalize = (text: string) => text,
+    except: readonly string[] = [],
+  ): Promise<string> {
+    const served = this.served.filter(({ name }) => !except.includes(name));
     const answers = await Promise.all(
-      this.served.map(async ({ service }) => {
+      served.map(async ({ service }) => {
         const response = await service.handle({
           method: request.method,
           url: request.url,
@@ -202,7 +208,7 @@ export class EveryStore {
     const [first, ...rest] = answers as [string, ...string[]];
     for (const [i, other] of rest.entries()) {
       if (other !== first) {
-        const [a, b] = [this.served[0]!.name, this.served[i + 1]!.name];
+        const [a, b] = [served[0]!.name, served[i + 1]!.name];
         throw new Error(
           `${b} and ${a} differ on ${request.method} ${request.url} ${JSON.stringify(request.body ?? '')}${context === '' ? '' : `\n${context}`}\n${a}: ${first}\n${b}: ${other}`,
         );
