@@ -464,9 +464,9 @@ function dynamicProperty(
 }
 
 /**
- * Whether transformations read anything through a navigation (in a filter, compute, aggregate, orderby or ranking):
- * only a store that makes them itself (Store.prepareApply) can, since the memory backend's runApply reads the rows
- * alone, or with a store's related rows.
+ * Whether transformations read anything through a navigation (in a filter, compute, aggregate, orderby, ranking or a
+ * groupby's path): only a store that makes them itself (Store.prepareApply) can, since the memory backend's runApply
+ * reads the rows alone, or with a store's related rows.
  */
 export function applyReadsNavigation(steps: readonly BoundApplyStep[]): boolean {
   return steps.some((step) => {
