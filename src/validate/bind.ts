@@ -1154,9 +1154,12 @@ export class Binder {
             'TypeMismatch',
             next.span,
             `$select cannot read through the navigation ${first.name}`,
-            next.kind === 'property'
-              ? `expand it: $expand=${first.name}($select=${next.name})`
-              : `expand it: $expand=${first.name}`,
+            // (a keyless target is not an entity: the values a groupby of $apply nests, which $expand cannot read)
+            navigation.target().key.length === 0
+              ? `select ${first.name} itself, which holds the grouped values: $select=${first.name}`
+              : next.kind === 'property'
+                ? `expand it: $expand=${first.name}($select=${next.name})`
+                : `expand it: $expand=${first.name}`,
           );
         }
         this.unknownProperty(this.entityType, first.name, first.span, true);

@@ -141,6 +141,11 @@ describe('groupby by a navigation path (Data Aggregation CS03 §3.1.3)', () => {
     const selected = await get(memory(), `${base}&$select=N`);
     expect(selected.body['@odata.context']).toBe('http://test/$metadata#Things(N)');
     expect(selected.body['value']).toEqual([{ N: 1 }, { N: 3 }, { N: 1 }]);
+    // the nested values are selected by the navigation's name; a path into them is a 400 that says so (not "expand
+    // it": $expand beside $apply is a 501)
+    const into = await get(memory(), `${base}&$select=${encodeURIComponent('Twin/S')}`);
+    expect(into.status).toBe(400);
+    expect(JSON.stringify(into.body)).toContain('select Twin itself, which holds the grouped values: $select=Twin');
     const inside = await get(
       memory(),
       `/Things?$apply=${encodeURIComponent("groupby((Twin/S),aggregate($count as N))/filter(Twin/S ne 'a')/orderby(Twin/S desc)")}`,
