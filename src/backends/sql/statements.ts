@@ -18,6 +18,11 @@ export function quoteTable(quoteIdentifier: (name: string) => string, name: Tabl
   return typeof name === 'string' ? quoteIdentifier(name) : name.map(quoteIdentifier).join('.');
 }
 
+/** A table name without its schema, and a name in the same schema as a table. */
+export const unqualified = (name: TableName): string => (typeof name === 'string' ? name : name[1]);
+export const besideTable = (table: TableName, name: string): TableName =>
+  typeof table === 'string' ? name : [table[0], name];
+
 export function sharedStatements(parts: StatementParts): SharedStatements {
   const q = parts.quoteIdentifier;
   const table = (name: TableName): string => quoteTable(q, name);

@@ -91,6 +91,11 @@ export interface SqlStoreOptions {
   readonly searchIndex?: boolean;
 }
 
+/** A collection's table's whole key: the scope columns, the parent key (a contained collection), the entity key. */
+function tableKey(scopeColumns: readonly string[], c: StoreCollection): string[] {
+  return [...scopeColumns, ...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)];
+}
+
 /** The statements that create every table of a model's collections and the sequences (idempotent). */
 export function schemaSql(
   dialect: SqlDriver['dialect'],
@@ -115,8 +120,7 @@ export function schemaSql(
     const { searchIndex } = dialects[dialect];
     const indexed = [...c.entityType.properties.values()].filter((p) => p.searchIndex === true).map((p) => p.name);
     if (searchIndex !== undefined && indexed.length > 0) {
-      const key = [...scopeColumns, ...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)];
-      statements.push(...searchIndex.indexSql(table, key, indexed));
+      statements.push(...searchIndex.indexSql(table, tableKey(scopeColumns, c), indexed));
     }
   }
   statements.push(dialects[dialect].statements.createTable(sequencesTable(scopeColumns), { ifNotExists: true }));
@@ -206,7 +210,7 @@ export class SqlStore implements Store {
       const table = this.table(c);
       const properties = [...c.entityType.properties.values()];
       const names = properties.map((p) => p.name);
-      const key = [...this.scopeColumns, ...(c.parentKey ?? []), ...c.entityType.key.map((p) => p.name)];
+      const key = tableKey(this.scopeColumns, c);
       const nonKey = properties.filter((p) => !key.includes(p.name));
       sql = {
         table,

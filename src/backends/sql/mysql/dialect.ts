@@ -12,7 +12,7 @@ import type { EdmPrimitiveType } from '../../../values/edm.js';
 import type { Dialect, IndexedSearch, NumericOperator, Sql } from '../dialect.js';
 import { toMysqlRegex } from '../../../values/regex.js';
 import { SEARCH_SEPARATORS_CLASS } from '../../../values/text.js';
-import { quoteTable, sharedStatements } from '../statements.js';
+import { quoteTable, sharedStatements, unqualified } from '../statements.js';
 import { mysqlStorage } from './storage.js';
 
 const BINARY = 'utf8mb4_nopad_bin';
@@ -182,7 +182,7 @@ export const mysqlDialect: Dialect = {
           (column) =>
             `ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS ${quoteIdentifier(`${column}$search`)} LONGTEXT CHARACTER SET utf8mb4 COLLATE ${BINARY} GENERATED ALWAYS AS (${mysqlSearchText(quoteIdentifier(column), separators)}) STORED`,
         ),
-        `CREATE FULLTEXT INDEX IF NOT EXISTS ${quoteIdentifier(searchIndexName(typeof table === 'string' ? table : table[1], columns, 64))} ON ${name} (${[
+        `CREATE FULLTEXT INDEX IF NOT EXISTS ${quoteIdentifier(searchIndexName(unqualified(table), columns, 64))} ON ${name} (${[
           ...columns,
         ]
           .sort()

@@ -13,7 +13,7 @@ import {
 import type { Dialect, IndexedSearch, Sql } from '../dialect.js';
 import { toPostgresRegex } from '../../../values/regex.js';
 import { SEARCH_SEPARATORS_CLASS } from '../../../values/text.js';
-import { quoteTable, sharedStatements } from '../statements.js';
+import { quoteTable, sharedStatements, unqualified } from '../statements.js';
 import { postgresStorage } from './storage.js';
 
 /**
@@ -115,7 +115,7 @@ export const postgresDialect: Dialect = {
     indexSql: (table, _key, columns) =>
       columns.map(
         (column) =>
-          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${typeof table === 'string' ? table : table[1]}_${column}_search`.slice(0, 63))} ON ${quoteTable(quoteIdentifier, table)} USING gin (to_tsvector('simple'::regconfig, ${postgresSearchText(quoteIdentifier(column))}))`,
+          `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${unqualified(table)}_${column}_search`.slice(0, 63))} ON ${quoteTable(quoteIdentifier, table)} USING gin (to_tsvector('simple'::regconfig, ${postgresSearchText(quoteIdentifier(column))}))`,
       ),
     // the words in a row, lexemes of the parser's `simple` configuration: for ASCII letters and digits the words
     // themselves, and wherever searchText holds them in a row, so does the index

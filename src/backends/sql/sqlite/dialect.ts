@@ -5,7 +5,7 @@
 // stored is storage.ts.
 import type { Dialect, IndexedSearch, Sql, TableName } from '../dialect.js';
 import { searchIndexName } from '../common.js';
-import { quoteTable, sharedStatements } from '../statements.js';
+import { besideTable, quoteTable, sharedStatements, unqualified } from '../statements.js';
 import { sqliteStorage } from './storage.js';
 
 /** GLOB's special characters `*`, `?` and `[` as one-character classes; `]` alone is literal. */
@@ -39,9 +39,9 @@ const shared = sharedStatements({
 function fts5Index(table: TableName, key: readonly string[], columns: readonly string[]): Sql[] {
   const qualified = fts5Names(table, columns);
   // inside a trigger, tables are named without their schema (SQLite's rule): the trigger's own
-  const { base, index, rows } = fts5Names(last(table), columns);
+  const { base, index, rows } = fts5Names(unqualified(table), columns);
   const trigger = (suffix: string): Sql =>
-    quoteTable(quoteIdentifier, named(table, `${searchIndexName(last(table), columns)}_${suffix}`));
+    quoteTable(quoteIdentifier, besideTable(table, `${searchIndexName(unqualified(table), columns)}_${suffix}`));
   const k = key.map(quoteIdentifier);
   const c = columns.map(quoteIdentifier);
   const slots = columns.map((_, i) => `c${i}`);
@@ -57,27 +57,23 @@ function fts5Index(table: TableName, key: readonly string[], columns: readonly s
     // a new row: its key gets an id, and the id's row its words
     `CREATE TRIGGER IF NOT EXISTS ${trigger('insert')} AFTER INSERT ON ${base} BEGIN INSERT INTO ${rows} (${k.join(', ')}) VALUES (${k.map((column) => `new.${column}`).join(', ')}); END`,
     `CREATE TRIGGER IF NOT EXISTS ${trigger('rows_insert')} AFTER INSERT ON ${rows} BEGIN INSERT INTO ${index} (rowid, ${slots.join(', ')}) SELECT new."$id", ${values('t')} FROM ${base} AS t WHERE ${same('new', 't')}; END`,
-    `CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON ${base} BEGIN ${remove('old')} DELETE FROM ${rows} WHERE ${k.map((column) => `${column} = old.${column}`).join(' AND ')}; END`,
-    `CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF ${[...new Set([...k, ...c])].join(', ')} ON ${base} BEGIN ${remove('old')} UPDATE ${rows} SET ${k.map((column) => `${column} = new.${column}`).join(', ')} WHERE ${k.map((column) => `${column} = old.${column}`).join(' AND ')}; ${add('new')} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('delete')} AFTER DELETE ON ${base} BEGIN ${remove('old')} DELETE FROM ${rows} WHERE ${same('old', rows)}; END`,
+    `CREATE TRIGGER IF NOT EXISTS ${trigger('update')} AFTER UPDATE OF ${[...new Set([...k, ...c])].join(', ')} ON ${base} BEGIN ${remove('old')} UPDATE ${rows} SET ${k.map((column) => `${column} = new.${column}`).join(', ')} WHERE ${same('old', rows)}; ${add('new')} END`,
     // the rows the table has when the index is made (later ones come through the triggers)
     `INSERT INTO ${qualified.rows} (${k.join(', ')}) SELECT ${k.join(', ')} FROM ${qualified.base} WHERE NOT EXISTS (SELECT 1 FROM ${qualified.rows})`,
   ];
 }
-
-/** The last part of a table name, and a name beside it (in the same schema). */
-const last = (table: TableName): string => (typeof table === 'string' ? table : table[1]);
-const named = (table: TableName, name: string): TableName => (typeof table === 'string' ? name : [table[0], name]);
 
 /** The quoted names of a table, of its FTS5 index of `columns` and of the index's table of keys. */
 function fts5Names(
   table: TableName,
   columns: readonly string[],
 ): { readonly base: Sql; readonly index: Sql; readonly rows: Sql } {
-  const name = searchIndexName(last(table), columns);
+  const name = searchIndexName(unqualified(table), columns);
   return {
     base: quoteTable(quoteIdentifier, table),
-    index: quoteTable(quoteIdentifier, named(table, name)),
-    rows: quoteTable(quoteIdentifier, named(table, `${name}_rows`)),
+    index: quoteTable(quoteIdentifier, besideTable(table, name)),
+    rows: quoteTable(quoteIdentifier, besideTable(table, `${name}_rows`)),
   };
 }
 
@@ -130,7 +126,7 @@ export const sqliteDialect: Dialect = {
           ? `"${e.words.join(' ')}"`
           : `(${walk(e.left)} ${e.kind === 'and' ? 'AND' : 'OR'} ${walk(e.right)})`;
       // (the MATCH's left side is the FTS5 table's hidden column of its own name)
-      return `((${keys.map((k) => `${alias}.${k}`).join(', ')}) IN (SELECT ${keys.map((k) => `r.${k}`).join(', ')} FROM ${rows} AS r WHERE r."$id" IN (SELECT s.rowid FROM ${index} AS s WHERE s.${fts5Names(last(table), columns).index} MATCH ${param(walk(search))})))`;
+      return `((${keys.map((k) => `${alias}.${k}`).join(', ')}) IN (SELECT ${keys.map((k) => `r.${k}`).join(', ')} FROM ${rows} AS r WHERE r."$id" IN (SELECT s.rowid FROM ${index} AS s WHERE s.${fts5Names(unqualified(table), columns).index} MATCH ${param(walk(search))})))`;
     },
   },
   substring: (s, start, count) =>
