@@ -9,10 +9,9 @@ import { ODataError } from '../errors.js';
 import type { NavigationProperty, Property, Row } from '../model/schema.js';
 import { runApply } from '../backends/memory/apply.js';
 import { compileQuery } from '../backends/memory/compile.js';
-import { applyReadsNavigation } from '../validate/apply.js';
-import { andOf, validateQuery } from '../validate/bind.js';
-import type { BoundApply, BoundExpr, BoundQuery, BoundSearch } from '../validate/bound.js';
-import { andSearch } from '../validate/search.js';
+import { applyReadsNavigation, leadingConditions } from '../validate/apply.js';
+import { validateQuery } from '../validate/bind.js';
+import type { BoundApply, BoundQuery } from '../validate/bound.js';
 import type { PreparedCount, PreparedRead, Store, StoreCollection } from './store.js';
 import { entityMembers } from './json.js';
 
@@ -21,15 +20,7 @@ import { entityMembers } from './json.js';
  * and search, in key order, one row past `maxRows`), and the transformations left for memory.
  */
 export function applyInput(apply: BoundApply, maxRows: number): { query: BoundQuery; rest: BoundApply } {
-  let first = 0;
-  let filter: BoundExpr | undefined;
-  let search: BoundSearch | undefined;
-  for (; first < apply.steps.length; first++) {
-    const step = apply.steps[first]!;
-    if (step.kind === 'filter') filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
-    else if (step.kind === 'search') search = search === undefined ? step.search : andSearch(search, step.search);
-    else break;
-  }
+  const { filter, search, next } = leadingConditions(apply.steps);
   // every readable property, in the type's default order (the key last): the transformations see the same rows in the
   // same order on every store
   const all = validateQuery({ aliases: new Map(), custom: new Map(), text: {} }, apply.input);
@@ -41,7 +32,7 @@ export function applyInput(apply: BoundApply, maxRows: number): { query: BoundQu
       ...(search === undefined ? {} : { search }),
       top: maxRows + 1,
     },
-    rest: { ...apply, steps: apply.steps.slice(first) },
+    rest: { ...apply, steps: apply.steps.slice(next) },
   };
 }
 

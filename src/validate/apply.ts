@@ -7,9 +7,9 @@ import type { AggregateItem, AggregationMethod, ApplyTransformation, ComputeItem
 import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
 import { aggregateResultType, isNumeric, widerNumeric, type EdmPrimitiveType } from '../values/edm.js';
 import { atPosition, ODataError } from '../errors.js';
-import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr, BoundGroupKey } from './bound.js';
-import { Binder, rootProperty, type DefaultLimits } from './bind.js';
-import { bindSearch } from './search.js';
+import type { BoundApply, BoundApplyStep, BoundAggregate, BoundExpr, BoundGroupKey, BoundSearch } from './bound.js';
+import { andOf, Binder, rootProperty, type DefaultLimits } from './bind.js';
+import { andSearch, bindSearch } from './search.js';
 
 /** Binds `$apply` to the entity type it reads; throws the first problem as an ODataError (400, or 501). */
 export function bindApply(
@@ -461,6 +461,38 @@ function dynamicProperty(
     ...(like?.precision === undefined ? {} : { precision: like.precision }),
     ...(scale !== undefined ? { scale } : like?.scale === undefined ? {} : { scale: like.scale }),
   };
+}
+
+/**
+ * The leading `filter` and `search` transformations of a sequence, as one condition and one search (ANDed), and
+ * where the steps after them start: what a store's read of the input rows can evaluate (an index can serve them).
+ */
+export function leadingConditions(steps: readonly BoundApplyStep[]): {
+  readonly filter?: BoundExpr;
+  readonly search?: BoundSearch;
+  readonly next: number;
+} {
+  let filter: BoundExpr | undefined;
+  let search: BoundSearch | undefined;
+  let next = 0;
+  for (; next < steps.length; next++) {
+    const step = steps[next]!;
+    if (step.kind === 'filter') filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
+    else if (step.kind === 'search') search = search === undefined ? step.search : andSearch(search, step.search);
+    else break;
+  }
+  return { ...(filter === undefined ? {} : { filter }), ...(search === undefined ? {} : { search }), next };
+}
+
+/** A grouped value set in an instance: under its navigations for a path (`{ PurchaseOrder: { VendorID: 'V1' } }`). */
+export function setGrouped(
+  row: Record<string, unknown>,
+  key: Pick<BoundGroupKey, 'path' | 'property'>,
+  value: unknown,
+): void {
+  let into = row;
+  for (const name of key.path) into = (into[name] ??= {}) as Record<string, unknown>;
+  into[key.property.name] = value;
 }
 
 /**

@@ -22,6 +22,7 @@ import { decimalOf, type Value } from '../../values/read.js';
 import { ClosureCompiler, type RelatedRows } from './closures.js';
 import { comparatorOf, sortKeysOf } from './order.js';
 import { searchPredicate } from './search.js';
+import { setGrouped } from '../../validate/apply.js';
 import { generatedPredicate } from './source.js';
 import type { Row } from './working-values.js';
 
@@ -142,12 +143,7 @@ class ApplyRunner {
       let group = groups.get(text);
       if (group === undefined) {
         const named: Record<string, unknown> = {};
-        keys.forEach((key, i) => {
-          // a path's value nested under its navigations: { PurchaseOrder: { VendorID: 'V1' } }
-          let into = named;
-          for (const name of key.path) into = (into[name] ??= {}) as Record<string, unknown>;
-          into[key.property.name] = rowFormOf(values[i]!, key.property.type);
-        });
+        keys.forEach((key, i) => setGrouped(named, key, rowFormOf(values[i]!, key.property.type)));
         groups.set(text, (group = { values: named, rows: [] }));
       }
       group.rows.push(row);

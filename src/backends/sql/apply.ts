@@ -11,7 +11,6 @@ import { isIntegral } from '../../values/edm.js';
 import { rowFormOf } from '../../values/cast.js';
 import { decimalFromBigInt, decimalToString, divDecimal, type Decimal } from '../../values/decimal.js';
 import { decimalOf, reader } from '../../values/read.js';
-import { andOf } from '../../validate/bind.js';
 import type {
   BoundAggregate,
   BoundApply,
@@ -19,9 +18,8 @@ import type {
   BoundExpr,
   BoundGroupKey,
   BoundQuery,
-  BoundSearch,
 } from '../../validate/bound.js';
-import { andSearch } from '../../validate/search.js';
+import { leadingConditions, setGrouped } from '../../validate/apply.js';
 import { dialects } from './dialects.js';
 import { SqlEmitter, type GroupedAggregate, type SqlOptions, type SqlStatement } from './emit.js';
 
@@ -63,16 +61,9 @@ interface Planned {
 export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: number): SqlApply | undefined {
   const dialect = dialects[options.dialect];
   const { steps } = apply;
-  let at = 0;
-  let filter: BoundExpr | undefined;
   // (the leading searches as one `$search`: the emitter's translation of it serves them)
-  let search: BoundSearch | undefined;
-  for (; at < steps.length; at++) {
-    const step = steps[at]!;
-    if (step.kind === 'filter') filter = filter === undefined ? step.predicate : andOf(filter, step.predicate);
-    else if (step.kind === 'search') search = search === undefined ? step.search : andSearch(search, step.search);
-    else break;
-  }
+  const { filter, search, next } = leadingConditions(steps);
+  let at = next;
   // compute aliases a grouping may read (as keys): their expressions over the input's properties
   const computed = new Map<Property, BoundExpr>();
   for (; at < steps.length && steps[at]!.kind === 'compute'; at++) {
@@ -248,12 +239,7 @@ export function toSqlApply(apply: BoundApply, options: SqlOptions, limit?: numbe
     ...(exactSums === undefined ? {} : { exactSums }),
     decode: (raw) => {
       const row: Record<string, unknown> = {};
-      keys.forEach((key, i) => {
-        // a path's value nested under its navigations, as the memory backend makes it
-        let into = row;
-        for (const name of key.path) into = (into[name] ??= {}) as Record<string, unknown>;
-        into[key.property.name] = decodeKey[i]!(raw[i]);
-      });
+      keys.forEach((key, i) => setGrouped(row, key, decodeKey[i]!(raw[i])));
       planned.forEach(({ aggregate }, i) => (row[aggregate.property.name] = decodeAggregate[i]!(raw)));
       return row;
     },
