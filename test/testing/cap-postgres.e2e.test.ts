@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { capSuite, postgresReachable } from './cap-suite.js';
 
 const reachable = await postgresReachable();
-describe.skipIf(!reachable)('(the PostgreSQL server on 127.0.0.1:5432 is unreachable: skipped)', () =>
-  capSuite('postgres'),
+describe.skipIf(!reachable)(
+  reachable ? 'on the PostgreSQL server' : 'skipped: the PostgreSQL server on 127.0.0.1:5432 is unreachable',
+  () => capSuite('postgres'),
 );
