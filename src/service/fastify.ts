@@ -12,7 +12,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { ODataError } from '../errors.js';
-import { checkContinue, clientGone, discardBody } from './http-body.js';
+import { checkContinue, discardBody, NodeRequest } from './http-body.js';
 import type { HttpService, ServiceResponse } from './service.js';
 
 export interface OdataPluginOptions {
@@ -83,15 +83,18 @@ export const odataPlugin: FastifyPluginAsync<OdataPluginOptions> = async (app, {
     method: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
     url: '/*',
     handler: async (request, reply) => {
-      const response = await service.handle({
-        signal: clientGone(reply.raw),
-        method: request.method,
-        url: absoluteTargets.get(request.raw) ?? request.raw.url ?? request.url,
-        headers: request.headers,
-        body: Buffer.isBuffer(request.body) ? request.body : undefined,
-        id: request.id,
-        remoteAddress: request.ip,
-      });
+      const response = await service.handle(
+        new NodeRequest(
+          request.method,
+          absoluteTargets.get(request.raw) ?? request.raw.url ?? request.url,
+          request.headers,
+          Buffer.isBuffer(request.body) ? request.body : undefined,
+          request.id,
+          request.ip,
+          undefined,
+          reply.raw,
+        ),
+      );
       send(reply, response);
       return reply;
     },

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ODataError } from '../errors.js';
-import { checkContinue, clientGone, discardBody } from './http-body.js';
+import { checkContinue, discardBody, NodeRequest } from './http-body.js';
 import type { HttpService, ServiceResponse } from './service.js';
 
 /**
@@ -16,8 +16,18 @@ export function nodeListener(
 ): (request: IncomingMessage, response: ServerResponse) => void {
   return (request, response) => {
     const id = randomUUID();
-    const signal = clientGone(response);
     const target = url(request);
+    // made before the body is read, so that a client leaving while it arrives aborts the signal
+    const serviceRequest = new NodeRequest(
+      request.method ?? 'GET',
+      target,
+      request.headers,
+      undefined,
+      id,
+      request.socket.remoteAddress,
+      'encrypted' in request.socket && request.socket.encrypted === true ? 'https' : 'http',
+      response,
+    );
     const reply = (r: ServiceResponse): void => {
       if (r.error !== undefined) console.error(`${id} ${request.method} ${target.slice(0, 200)}:`, r.error);
       response.writeHead(r.status, r.headers);
@@ -31,18 +41,8 @@ export function nodeListener(
       return;
     }
     const handle = (body: Uint8Array): void => {
-      void service
-        .handle({
-          method: request.method ?? 'GET',
-          url: target,
-          headers: request.headers,
-          body,
-          id,
-          remoteAddress: request.socket.remoteAddress,
-          protocol: 'encrypted' in request.socket && request.socket.encrypted === true ? 'https' : 'http',
-          signal,
-        })
-        .then(reply);
+      serviceRequest.body = body;
+      void service.handle(serviceRequest).then(reply);
     };
     // a body a framework read already (Express with a raw body parser) is taken as it is
     const parsed = (request as { body?: unknown }).body;

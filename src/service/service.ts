@@ -58,6 +58,7 @@ import {
   collectionsOf,
   linkValueText,
   readingAlso,
+  SignalOf,
   type PreparedCount,
   type PreparedRead,
   type PrepareOptions,
@@ -1244,7 +1245,7 @@ export class ODataService<Context = undefined> implements HttpService {
     expand: readonly BoundExpand[],
   ): Promise<ExpandedNavigation[]> {
     return readExpansions(c.store, this.model, rows, expand, {
-      ...reading(c),
+      signal: c.request.signal,
       maxRows: this.limits.maxExpandRows ?? defaultLimits.maxExpandRows,
     });
   }
@@ -2213,5 +2214,5 @@ function entityLock(set: StoreCollection, key: Row): string {
 }
 
 function reading<Context>(c: Call<Context>): ReadOptions {
-  return c.request.signal === undefined ? {} : { signal: c.request.signal };
+  return new SignalOf(c.request);
 }

@@ -52,7 +52,19 @@ export function collectionOfType(model: Model, entityType: EntityType): StoreCol
 /** How a read may be stopped early; the store's own budget applies either way. */
 export interface ReadOptions {
   /** Aborted when the client is gone: a store that can stop a running statement does, and rejects with its reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * The read options of a request or read: its signal, read from `source` only when a store looks at it (an adapter
+ * makes a request's signal on first use: src/service/http-body.ts).
+ */
+export class SignalOf implements ReadOptions {
+  constructor(private readonly source: { readonly signal?: AbortSignal | undefined } | undefined) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.source?.signal;
+  }
 }
 
 export interface ReadResult {

@@ -9,6 +9,7 @@ import type { Backend } from '../../src/server/backend.js';
 import { createServer } from '../../src/service/fastify.js';
 import { createNodeServer } from '../../src/service/node-http.js';
 import { createPlantService } from '../../src/server/plant-service.js';
+import type { HttpService } from '../../src/service/service.js';
 import type { SqlStore } from '../../src/service/sql/sql-store.js';
 import { startServer, type RunningServer } from './harness.js';
 
@@ -84,6 +85,54 @@ describe('a client that leaves before its answer', () => {
     });
     expect(signal.aborted).toBe(true);
   });
+
+  it.each(['Fastify', 'node:http'])(
+    '%s: a signal first read after the client left is aborted already',
+    async (adapter) => {
+      // the adapters make the signal on first use; one made late must still say the client is gone
+      let arrived!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      let left!: () => void;
+      const leaving = new Promise<void>((resolve) => (left = resolve));
+      const read: AbortSignal[] = [];
+      const stub: HttpService = {
+        maxBodyBytes: 1024,
+        handle: async (request) => {
+          arrived();
+          await leaving;
+          read.push(request.signal!);
+          return { status: 204, headers: {} };
+        },
+        errorResponse: () => ({ status: 500, headers: {} }),
+        refuses: () => false,
+        shutdownResponse: () => ({ status: 503, headers: {} }),
+        beginShutdown: () => undefined,
+      };
+      const app = adapter === 'Fastify' ? createServer({ service: stub }) : undefined;
+      const server = app?.server ?? createNodeServer(stub);
+      if (app !== undefined) await app.listen({ port: 0, host: '127.0.0.1' });
+      else {
+        server.listen(0, '127.0.0.1');
+        await once(server, 'listening');
+      }
+      try {
+        const req = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path: '/x' });
+        req.on('error', () => undefined);
+        req.end();
+        await arrival;
+        req.destroy();
+        // the server has seen the connection close once a new request on it would fail: give it a moment
+        await new Promise((r) => setTimeout(r, 100));
+        left();
+        while (read.length === 0) await new Promise((r) => setTimeout(r, 10));
+        expect(read[0]!.aborted).toBe(true);
+        expect(String(read[0]!.reason)).toMatch(/client closed the connection/);
+      } finally {
+        if (app !== undefined) await app.close();
+        else await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+  );
 
   it('does not abort the signal of an answer that was delivered', async () => {
     const service = createPlantService({ backend: s.backend });

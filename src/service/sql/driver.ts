@@ -11,7 +11,7 @@ export interface ReadOptions {
    * replaced) and the call rejects with the signal's reason. The service passes one that aborts when the client
    * disconnects.
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * The statement reads at most one row by a full primary key (an index seek, whatever the data): SQLite runs it on
    * the calling thread, where it costs about 8 µs, against 36–73 µs of messages through a reader thread. Never set

@@ -34,6 +34,7 @@ import {
   type ReadResult,
   type RelatedLink,
   type RelatedResult,
+  SignalOf,
   type Store,
   type StoreCollection,
   type StoreTransaction,
@@ -511,7 +512,7 @@ export class SqlStore implements Store {
     options?: ReadOptions,
   ): Promise<Row | undefined> {
     const sql = this.sqlOf(c);
-    const [raw] = await session.all(sql.get, this.keyParams(c, key), { ...signalOnly(options), keyLookup: true });
+    const [raw] = await session.all(sql.get, this.keyParams(c, key), signalOnly(options, true));
     return raw === undefined ? undefined : this.decodeRow(sql.properties, raw);
   }
 
@@ -699,6 +700,16 @@ export class SqlStore implements Store {
   }
 }
 
-function signalOnly(options: ReadOptions | undefined): DriverReadOptions {
-  return options?.signal === undefined ? {} : { signal: options.signal };
+/** The caller's signal for the driver, read only when the driver looks at it (see SignalOf). */
+class DriverRead extends SignalOf implements DriverReadOptions {
+  constructor(
+    options: ReadOptions | undefined,
+    readonly keyLookup: boolean,
+  ) {
+    super(options);
+  }
+}
+
+function signalOnly(options: ReadOptions | undefined, keyLookup = false): DriverReadOptions {
+  return new DriverRead(options, keyLookup);
 }
