@@ -122,8 +122,31 @@ function notAcceptable(what: string, format: string | undefined): ODataError {
   );
 }
 
+/** Formats negotiated already, by their headers: clients send the same few Accept headers again and again. */
+const negotiated = new Map<string, JsonFormat>();
+const NEGOTIATED_MAX = 256;
+const UNSET = '\u0000';
+
 /** OData JSON for data (collections, entities, properties, the service document). */
 export function negotiateJson(
+  accept: string | undefined,
+  format: string | undefined,
+  requestContentType: string | undefined,
+): JsonFormat {
+  const memo = `${accept ?? UNSET}\n${format ?? UNSET}\n${requestContentType ?? UNSET}`;
+  let found = negotiated.get(memo);
+  if (found === undefined) {
+    found = negotiateJsonOnce(accept, format, requestContentType);
+    // (short keys only: a client cannot fill memory with long Accept headers)
+    if (memo.length <= 512) {
+      if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+      negotiated.set(memo, found);
+    }
+  }
+  return found;
+}
+
+function negotiateJsonOnce(
   accept: string | undefined,
   format: string | undefined,
   requestContentType: string | undefined,

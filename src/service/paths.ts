@@ -38,16 +38,20 @@ function notFound(message: string): ODataError {
 
 /** Percent-decodes each `/`-separated segment of a path (`/a/b%20c` → `['', 'a', 'b c']`); a bad escape is a 400. */
 export function decodeSegments(path: string): string[] {
-  return path.split('/').map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      throw new ODataError(
-        'InvalidEncoding',
-        `The path segment ${JSON.stringify(segment.slice(0, 60))} is not valid percent-encoding`,
-      );
-    }
-  });
+  return path.split('/').map(decodeSegment);
+}
+
+/** One percent-decoded path segment; a bad escape is a 400. */
+export function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ODataError(
+      'InvalidEncoding',
+      `The path segment ${JSON.stringify(segment.slice(0, 60))} is not valid percent-encoding`,
+    );
+  }
 }
 
 /** The decoded segments of a resource path after the service root (`/WorkOrders('WO-1')/Comments`). */

@@ -624,7 +624,6 @@ export class ODataService<Context = undefined> implements HttpService {
       );
     }
     const key = this.key(set, first.key);
-    const canonical = `${set.name}(${describeKey(key, true, set.entityType)})`;
     if (rest.length === 0) {
       const { updatable, deletable } = capabilities(this.model, set);
       allow(method, ['GET', ...(updatable ? ['PATCH', 'PUT'] : []), ...(deletable ? ['DELETE'] : [])]);
@@ -632,6 +631,7 @@ export class ODataService<Context = undefined> implements HttpService {
       if (method === 'DELETE') return this.remove(c, set, key);
       return this.readOne(c, set, key, set.name);
     }
+    const canonical = `${set.name}(${describeKey(key, true, set.entityType)})`;
     const [second, ...tail] = rest as [PathSegment, ...PathSegment[]];
     if (second.kind === '$ref') throw refUnsupported();
     if (second.kind !== 'name') throw noResource(c);
