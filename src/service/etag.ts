@@ -17,6 +17,17 @@ export function etagOf(type: EntityType, row: Row): string | undefined {
   return /^[\x21\x23-\x7e]*$/.test(text) ? `W/"${text}"` : `W/"${Buffer.from(text, 'utf8').toString('base64url')}"`;
 }
 
+/**
+ * An entity's ETag as a JSON string (`"W/\\"…\\""`), as `JSON.stringify(etagOf(type, row))` writes it, for the rows of a
+ * page: an entity-tag's characters need no escape in JSON but the backslash, so most are written without
+ * JSON.stringify. Undefined when the type has none.
+ */
+export function etagJson(type: EntityType, row: Row): string | undefined {
+  const etag = etagOf(type, row);
+  if (etag === undefined) return undefined;
+  return etag.includes('\\') ? JSON.stringify(etag) : `"W/\\"${etag.slice(3, -1)}\\""`;
+}
+
 const CANONICAL_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A concurrency value as the same text whatever form a store gives it in (an instant in any offset: UTC ms). */

@@ -46,7 +46,7 @@ import {
 import { readExpansions, selectForExpand, type ExpandedNavigation } from './expand.js';
 import { applyPreparedCount, applyPreparedRead, nestedSelection } from './apply-read.js';
 import { computedPreparedRead, selectedComputed, withComputed } from './compute-read.js';
-import { etagMatches, etagOf } from './etag.js';
+import { etagJson, etagMatches, etagOf } from './etag.js';
 import { afterLevels, keysetOrder, orderValues, SkipTokens, type OrderItem } from './keyset.js';
 import { entityMembers, propertyValueJson, rawValueText } from './json.js';
 import { PlanCache, sumStats, type PlanCacheStats, type Rebindable } from './plan-cache.js';
@@ -1074,7 +1074,7 @@ export class ODataService<Context = undefined> implements HttpService {
         ? write
         : (row) => {
             const members = write(row);
-            const tag = `"@odata.etag":${JSON.stringify(etagOf(type, read.also!(row)))}`;
+            const tag = `"@odata.etag":${etagJson(type, read.also!(row))!}`;
             return members === '' ? tag : `${tag},${members}`;
           };
     const plain = read.writer({ ieee754Compatible: false });

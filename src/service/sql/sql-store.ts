@@ -394,10 +394,16 @@ export class SqlStore implements Store {
       const selected = bound.select.indexOf(p);
       return selected >= 0 ? selected : bound.select.length + also.indexOf(p);
     });
+    const alsoDecoders = (options.also ?? []).map((p) => this.storage.decoder(p));
     const alsoValues =
       alsoNames.length === 0
         ? undefined
-        : (row: unknown): Row => this.decodeValues(options.also!, alsoAt, row as readonly unknown[]);
+        : (row: unknown): Row => {
+            const values: Row = {};
+            for (let i = 0; i < alsoNames.length; i++)
+              values[alsoNames[i]!] = alsoDecoders[i]!((row as readonly unknown[])[alsoAt[i]!]);
+            return values;
+          };
     const prepared = (current: ReadStatements): PreparedRead => ({
       run: (options) => this.runRead(current, options),
       writer,
