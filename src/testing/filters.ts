@@ -68,6 +68,18 @@ export interface FilterOptions extends RowOptions {
    * function or operator of null is null (SEMANTICS.md), a rule implementations often get wrong. Default false.
    */
   readonly nulls?: boolean;
+  /**
+   * Also `in` lists with items of another type than their left side, compared by promotion (`Quantity in (2,2.5,2e0)`,
+   * a date among instants), and exact items a Double cannot tell from the rows' values (`12.50000000000000000001`
+   * beside `1e0`: a list promoted to Double as a whole would match it). Default false.
+   */
+  readonly mixedTypes?: boolean;
+  /**
+   * Also casts to integers (`cast(Price,Edm.Int32)` from a Double, Decimal or String, and to Int64 from an Int32,
+   * Double or String): rounded half away from zero, null out of range, text only in the literal's syntax
+   * (SEMANTICS.md). Default false.
+   */
+  readonly casts?: boolean;
 }
 
 /** A piece of filter text and how tightly it binds, so that parentheses are written only where they are needed. */
@@ -187,12 +199,38 @@ class ExpressionGenerator {
     );
   }
 
-  /** An item of an `in` list: a literal, or with `nulls` sometimes `null`. */
+  /**
+   * An item of an `in` list: a literal of the type; sometimes one of another type the left side is compared with by
+   * promotion (`Quantity in (2,2.5,2e0)`, a date among instants), or an exact value a Double cannot tell from one the
+   * rows hold (`12.5000000000000000001` beside `1e0`: a list promoted to Double as a whole would match it); with
+   * `nulls` sometimes `null`.
+   */
   private item(type: EdmPrimitiveType): Gen {
     const literal = this.literal(type);
-    return this.options.nulls === true
-      ? fc.oneof({ weight: 6, arbitrary: literal }, { weight: 1, arbitrary: fc.constant(primary('null')) })
-      : literal;
+    if (this.options.mixedTypes !== true)
+      return this.options.nulls === true
+        ? fc.oneof({ weight: 6, arbitrary: literal }, { weight: 1, arbitrary: fc.constant(primary('null')) })
+        : literal;
+    const choices: fc.WeightedArbitrary<Piece>[] = [{ weight: 6, arbitrary: literal }];
+    for (const other of comparedWith[type] ?? [])
+      if (other !== type) choices.push({ weight: 1, arbitrary: this.literal(other) });
+    const near = (this.common.get(type) ?? []).map((text) => nearLiteral(text, type)).filter((t) => t !== undefined);
+    if (near.length > 0) choices.push({ weight: 1, arbitrary: fc.constantFrom(...near).map(primary) });
+    if (this.options.nulls === true) choices.push({ weight: 1, arbitrary: fc.constant(primary('null')) });
+    return fc.oneof(...choices);
+  }
+
+  /**
+   * `cast(x,to)` of an operand of one of the types `from` the entity type has (an operand reads the row: a cast of a
+   * literal splits no rows), added to `out` as one choice, so that casts are met as often as any other function.
+   */
+  private casts(out: Gen[], from: readonly EdmPrimitiveType[], to: EdmPrimitiveType, depth: number): void {
+    if (this.options.casts !== true) return;
+    const sources = from.filter((type) => this.has(type));
+    if (sources.length === 0) return;
+    out.push(
+      fc.oneof(...sources.map((type) => this.operand(type, depth).map((p) => primary(`cast(${p.text},${to})`)))),
+    );
   }
 
   /** A property of the type (undefined when the entity type has none). */
@@ -319,9 +357,12 @@ class ExpressionGenerator {
           if (this.has('Edm.TimeOfDay')) out.push(this.call(f, this.operand('Edm.TimeOfDay', depth)));
         }
         if (this.has(type)) arithmetic(['add', 'sub', 'mul', 'div', 'mod']);
+        // rounded half away from zero, null out of range; text only in the literal's syntax (SEMANTICS.md)
+        this.casts(out, ['Edm.Double', 'Edm.Decimal', 'Edm.String'], type, depth);
         break;
       case 'Edm.Int64':
         if (this.has(type)) arithmetic(['add', 'sub', 'mul', 'div', 'mod']);
+        this.casts(out, ['Edm.Int32', 'Edm.Double', 'Edm.String'], type, depth);
         break;
       case 'Edm.Decimal':
         if (!this.has(type)) break;
@@ -476,6 +517,32 @@ class ExpressionGenerator {
     this.memo.set(key, gen);
     return gen;
   }
+}
+
+/** The types a value of each type is compared with by promotion (numbers with numbers, dates with instants). */
+const NUMBERS: readonly EdmPrimitiveType[] = ['Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double'];
+const comparedWith: Partial<Record<EdmPrimitiveType, readonly EdmPrimitiveType[]>> = {
+  'Edm.Int32': NUMBERS,
+  'Edm.Int64': NUMBERS,
+  'Edm.Decimal': NUMBERS,
+  'Edm.Double': NUMBERS,
+  'Edm.Date': ['Edm.DateTimeOffset'],
+  'Edm.DateTimeOffset': ['Edm.Date'],
+};
+
+/**
+ * A literal next to `text` that a Double cannot tell from it: a decimal 10^-20 above, an Int64 one nearer zero when
+ * it is beyond 2^53. Undefined for other types and for values a Double holds apart from their neighbours.
+ */
+function nearLiteral(text: string, type: EdmPrimitiveType): string | undefined {
+  if (type === 'Edm.Decimal' && /^-?\d+(\.\d+)?$/.test(text))
+    return `${text}${text.includes('.') ? '' : '.'}${'0'.repeat(19)}1`;
+  if (type === 'Edm.Int64' && /^-?\d+$/.test(text)) {
+    const value = BigInt(text);
+    const magnitude = value < 0n ? -value : value;
+    return magnitude > 2n ** 53n ? String(value < 0n ? value + 1n : value - 1n) : undefined;
+  }
+  return undefined;
 }
 
 /** Literals for a type no property of the entity type has (a function's argument or result). */

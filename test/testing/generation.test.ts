@@ -40,6 +40,34 @@ describe('generated filters', () => {
     });
   }
 
+  it('with casts and mixed types, every filter still binds, and both appear', () => {
+    for (const entityType of [Thing, POLineItem]) {
+      const cases = fc.sample(
+        fc.tuple(
+          rowsOf(entityType, { minLength: 10, maxLength: 10 }),
+          filterOf(entityType, { casts: true, mixedTypes: true }),
+        ),
+        { numRuns: CASES, seed: 23 },
+      );
+      let casts = 0;
+      let mixed = 0;
+      let split = 0;
+      for (const [rows, filter] of cases) {
+        const bound = validateQuery(parseQuery(`$filter=${encodeURIComponent(filter)}`), entityType); // throws if not
+        const kept = runQuery(rows, bound).value.length;
+        if (kept > 0 && kept < rows.length) split++;
+        if (/\bcast\(/.test(filter)) casts++;
+        // an item of another type than the list's others, or 20 places (a Double cannot tell it from its neighbour)
+        if (/ in \([^)]*(\d\.\d{20}|\de0|\d{4}-\d\d-\d\dT)/.test(filter)) mixed++;
+      }
+      console.log(
+        `${entityType.name} with casts and mixed types: ${((100 * split) / CASES).toFixed(1)}% split the rows; per 1,000 cases: ${Math.round((casts * 1000) / CASES)} casts, ${Math.round((mixed * 1000) / CASES)} mixed or near items`,
+      );
+      expect(casts).toBeGreaterThan(CASES / 100);
+      expect(mixed).toBeGreaterThan(CASES / 100);
+    }
+  });
+
   it('with nulls, a bare null appears where a value is taken, and every filter still binds', () => {
     let withNull = 0;
     for (const entityType of [Thing, POLineItem]) {
