@@ -12,7 +12,7 @@ import { compileQuery } from '../backends/memory/compile.js';
 import { applyReadsNavigation, leadingConditions } from '../validate/apply.js';
 import { validateQuery } from '../validate/bind.js';
 import type { BoundApply, BoundQuery } from '../validate/bound.js';
-import type { PreparedCount, PreparedRead, Store, StoreCollection } from './store.js';
+import { readingUnder, type PreparedCount, type PreparedRead, type Store, type StoreCollection } from './store.js';
 import { entityMembers } from './json.js';
 
 /**
@@ -81,7 +81,7 @@ function sourceOf(
   return {
     rest: input.rest,
     made: async (options) => {
-      const { rows } = await store.read(set, input.query, { ...options, ...(parent === undefined ? {} : { parent }) });
+      const { rows } = await store.read(set, input.query, readingUnder(options, parent));
       if (rows.length > maxRows) throw tooManyApplyRows(set, maxRows);
       return rows;
     },

@@ -58,6 +58,7 @@ import {
   collectionsOf,
   linkValueText,
   readingAlso,
+  readingUnder,
   SignalOf,
   type PreparedCount,
   type PreparedRead,
@@ -1149,7 +1150,7 @@ export class ODataService<Context = undefined> implements HttpService {
           read: applyPreparedCount(store, set, bound, parent, this.limits.maxApplyRows ?? defaultLimits.maxApplyRows),
         };
       const read: PreparedCount = store.prepareCount?.(set, bound, parent) ?? {
-        run: (options) => store.count(set, bound, { ...options, ...(parent === undefined ? {} : { parent }) }),
+        run: (options) => store.count(set, bound, readingUnder(options, parent)),
       };
       return { read };
     });
@@ -2062,7 +2063,7 @@ function defaultPreparedRead(
 ): PreparedRead {
   const beside = readingAlso(query, options);
   return {
-    run: (options) => store.read(set, beside.query, { ...options, ...(parent === undefined ? {} : { parent }) }),
+    run: (options) => store.read(set, beside.query, readingUnder(options, parent)),
     writer: (options) => (row) => entityMembers(query.select, row as Row, options),
     ...(beside.also === undefined ? {} : { also: beside.also }),
   };

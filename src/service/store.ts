@@ -67,6 +67,18 @@ export class SignalOf implements ReadOptions {
   }
 }
 
+/**
+ * Read options with a parent: the signal copied by name, not by a spread, which would lose it (the service's read
+ * options are SignalOf instances, whose `signal` is a getter).
+ */
+export function readingUnder(
+  options: ReadOptions | undefined,
+  parent: Row | undefined,
+): ReadOptions & { readonly parent?: Row } {
+  const signal = options?.signal;
+  return { ...(signal === undefined ? {} : { signal }), ...(parent === undefined ? {} : { parent }) };
+}
+
 export interface ReadResult {
   /** The rows of the page, with the properties of the query's `select`. */
   readonly rows: readonly Row[];
