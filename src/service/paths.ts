@@ -42,7 +42,7 @@ export function decodeSegments(path: string): string[] {
 }
 
 /** One percent-decoded path segment; a bad escape is a 400. */
-export function decodeSegment(segment: string): string {
+function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);

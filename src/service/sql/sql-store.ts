@@ -305,8 +305,9 @@ export class SqlStore implements Store {
       const answer = await this.valuesOf(sql, params, columns, signalOnly(options));
       if (limit !== undefined && answer.length >= limit) truncated = true;
       const rowAt = columns.length - 2;
+      const decode = this.valuesDecoder(decoded, decodedAt);
       for (const raw of answer) {
-        const row = this.decodeValues(decoded, decodedAt, raw);
+        const row = decode(raw);
         const number = raw[rowAt] === undefined || raw[rowAt] === null ? undefined : Number(raw[rowAt]);
         if (bound.count && number === 1) {
           counts.set(
@@ -389,21 +390,12 @@ export class SqlStore implements Store {
         : (plain ??= rawEntityWriter(dialect, bound.select, { ieee754Compatible: false }, positions) as (
             row: unknown,
           ) => string);
-    const alsoNames = (options.also ?? []).map((p) => p.name);
-    const alsoAt = (options.also ?? []).map((p) => {
+    const wanted = options.also ?? [];
+    const alsoAt = wanted.map((p) => {
       const selected = bound.select.indexOf(p);
       return selected >= 0 ? selected : bound.select.length + also.indexOf(p);
     });
-    const alsoDecoders = (options.also ?? []).map((p) => this.storage.decoder(p));
-    const alsoValues =
-      alsoNames.length === 0
-        ? undefined
-        : (row: unknown): Row => {
-            const values: Row = {};
-            for (let i = 0; i < alsoNames.length; i++)
-              values[alsoNames[i]!] = alsoDecoders[i]!((row as readonly unknown[])[alsoAt[i]!]);
-            return values;
-          };
+    const alsoValues = wanted.length === 0 ? undefined : this.valuesDecoder(wanted, alsoAt);
     const prepared = (current: ReadStatements): PreparedRead => ({
       run: (options) => this.runRead(current, options),
       writer,
@@ -498,8 +490,12 @@ export class SqlStore implements Store {
     options: ReadOptions & { readonly parent?: Row } = {},
   ): Promise<ReadResult> {
     const { rows: raw, count } = await this.runRead(this.readStatements(c, bound, options.parent), signalOnly(options));
-    const positions = bound.select.map((_, i) => i);
-    const rows = raw.map((r) => this.decodeValues(bound.select, positions, r));
+    const rows = raw.map(
+      this.valuesDecoder(
+        bound.select,
+        bound.select.map((_, i) => i),
+      ),
+    );
     return count === undefined ? { rows } : { rows, count };
   }
 
@@ -676,13 +672,15 @@ export class SqlStore implements Store {
   }
 
   /** A row of `properties` decoded from an array of values, each at its position. */
-  private decodeValues(properties: readonly Property[], positions: readonly number[], raw: readonly unknown[]): Row {
-    const row: Row = {};
-    for (let i = 0; i < properties.length; i++) {
-      const property = properties[i]!;
-      row[property.name] = this.storage.decode(property, raw[positions[i]!]);
-    }
-    return row;
+  /** Decodes the values of `properties` at `positions` of a driver's row array (the decoders made once). */
+  private valuesDecoder(properties: readonly Property[], positions: readonly number[]): (raw: unknown) => Row {
+    const names = properties.map((p) => p.name);
+    const decoders = properties.map((p) => this.storage.decoder(p));
+    return (raw) => {
+      const row: Row = {};
+      for (let i = 0; i < names.length; i++) row[names[i]!] = decoders[i]!((raw as readonly unknown[])[positions[i]!]);
+      return row;
+    };
   }
 
   private decodeRow(properties: readonly Property[], raw: RawRow): Row {
