@@ -2,8 +2,8 @@
 // transaction keeps its writes to itself until it commits (readers never see half of one), and transactions take
 // turns. For tests, prototypes, fixtures and data that fits in memory; nothing is written to disk.
 import { compileQuery, type RelatedRows } from '../backends/memory/compile.js';
-import type { Model, NavigationProperty, Row } from '../model/schema.js';
-import type { EdmPrimitiveType } from '../values/edm.js';
+import type { Model, Row } from '../model/schema.js';
+import { relatedRowsOf } from '../backends/memory/related.js';
 import type { BoundApply, BoundQuery } from '../validate/bound.js';
 import { runApply } from '../backends/memory/apply.js';
 import { applyInput, tooManyApplyRows } from './apply-read.js';
@@ -152,55 +152,9 @@ export class MemoryStore implements Store {
     return at === undefined ? undefined : { ...this.arrays.get(c)![at]! };
   }
 
-  /**
-   * The rows navigations lead to (lambdas, `/$count`, paths through single-valued navigations), found through an
-   * index of each navigation's target rows by its foreign key, built when a read first needs it; `forget` drops the
-   * indexes before the next run, which must see the arrays as they are then.
-   */
+  /** The rows navigations lead to (lambdas, `/$count`, paths through single-valued navigations), from the arrays. */
   private relatedRows(): RelatedRows & { forget(): void } {
-    const indexes = new Map<NavigationProperty, Map<string, Row[]>>();
-    const indexOf = (navigation: NavigationProperty): Map<string, Row[]> => {
-      let index = indexes.get(navigation);
-      if (index !== undefined) return index;
-      const targetType = navigation.target();
-      const targets = Object.values(navigation.foreignKey).map((name) => targetType.properties.get(name)!);
-      index = new Map();
-      for (const row of this.arrays.get(collectionOfType(this.model, targetType))!) {
-        const text = linkTupleText(
-          targets,
-          targets.map((p) => row[p.name]),
-        );
-        const list = index.get(text);
-        if (list === undefined) index.set(text, [row]);
-        else list.push(row);
-      }
-      indexes.set(navigation, index);
-      return index;
-    };
-    const sourcesOf = new Map<
-      NavigationProperty,
-      readonly { readonly name: string; readonly type: EdmPrimitiveType }[]
-    >();
-    const related = (row: Row, navigation: NavigationProperty): unknown => {
-      let sources = sourcesOf.get(navigation);
-      if (sources === undefined) {
-        // (the source side's properties, read from the type the navigation belongs to by the target's types: the
-        // link texts are the same for the same number whatever integer or decimal type holds it)
-        const targetType = navigation.target();
-        sources = Object.entries(navigation.foreignKey).map(([name, target]) => ({
-          name,
-          type: targetType.properties.get(target)!.type,
-        }));
-        sourcesOf.set(navigation, sources);
-      }
-      const values = sources.map((source) => row[source.name]);
-      // a null never equals anything: no related row
-      const found = values.some((v) => v === null || v === undefined)
-        ? undefined
-        : indexOf(navigation).get(linkTupleText(sources, values));
-      return navigation.collection ? (found ?? []) : (found?.[0] ?? null);
-    };
-    return Object.assign(related, { forget: () => indexes.clear() });
+    return relatedRowsOf((entityType) => this.arrays.get(collectionOfType(this.model, entityType))!);
   }
 
   // ── writes ─────────────────────────────────────────────────────────────────

@@ -4,8 +4,6 @@
 // (arrays). docs/embedding.md says how to write one of your own.
 import { ODataError } from '../errors.js';
 import type { EntityType, Model, Property, Row } from '../model/schema.js';
-import { isNumeric } from '../values/edm.js';
-import { decimalOf, reader } from '../values/read.js';
 import type { BoundApply, BoundQuery } from '../validate/bound.js';
 import type { LiteralValue } from '../syntax/ast.js';
 
@@ -162,29 +160,8 @@ export interface RelatedLink {
   readonly needed?: readonly string[];
 }
 
-/**
- * The text that ties a related row to its entity: equal for equal values of a link property whatever form a store or
- * a caller's rows hold them in (an Int64 as a bigint, a number or its digits; a Decimal as `2` or `'2.00'`; a Guid in
- * either case; an instant with any offset), and for an Int32 foreign key beside an Int64 key. Stores group the rows
- * of `readRelated` with it, and the service ties them to their entities with it.
- */
-export function linkValueText(property: Pick<Property, 'type'>, value: unknown): string {
-  const read = reader(property.type)(value);
-  if (read === null) return 'null';
-  if (isNumeric(property.type)) {
-    const decimal = decimalOf(read);
-    return decimal === null ? `n${String(read)}` : `n${decimal.coefficient}e${decimal.exponent}`;
-  }
-  if (read instanceof Uint8Array) return `b${Buffer.from(read).toString('hex')}`;
-  return `${typeof read}:${String(read)}`;
-}
-
-/** The text of a tuple of link values (see linkValueText). */
-export function linkTupleText(properties: readonly Pick<Property, 'type'>[], values: readonly unknown[]): string {
-  let text = '';
-  for (let i = 0; i < properties.length; i++) text += `${linkValueText(properties[i]!, values[i])}\u0000`;
-  return text;
-}
+// (the link texts live beside the memory backend's related rows, which index by them too)
+export { linkTupleText, linkValueText } from '../backends/memory/related.js';
 
 export interface RelatedResult {
   /**
