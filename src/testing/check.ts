@@ -6,21 +6,29 @@ import type { EntityType, Property, Row } from '../model/schema.js';
 import { comparer } from '../values/compare.js';
 import { oracle, type OracleAnswer } from './oracle.js';
 import { queryOf, type GeneratedQuery, type QueryArbitraryOptions } from './queries.js';
-import { keyOf, readAs, rowsOf, valueText, type RowsOptions } from './values.js';
+import { dataSetOf, keyOf, readAs, rowsOf, typesWithin, valueText, type DataSet, type RowsOptions } from './values.js';
 
 /** What an implementation answers: the rows of the page, or the rows with `$count=true`'s count. */
 export type ImplementationAnswer = readonly Row[] | { readonly rows: readonly Row[]; readonly count?: number };
 
-/** Runs one query over the rows last loaded (or, for a function over rows, over the rows given). */
+/**
+ * Runs one query over the rows last loaded (or, for a function over rows, over the rows given). With `navigation`,
+ * `related` holds the rows navigations lead to, by entity type name.
+ */
 export type QueryRunner = (
   query: GeneratedQuery,
   rows: readonly Row[],
+  related: Readonly<Record<string, readonly Row[]>>,
 ) => ImplementationAnswer | Promise<ImplementationAnswer>;
 
 /** An implementation under test: how it answers a query, and how it is given the rows of each run. */
 export interface Implementation {
-  /** Stores the rows of a run before its queries (a table emptied and filled, a service's set replaced). */
-  load?(rows: readonly Row[]): void | Promise<void>;
+  /**
+   * Stores the rows of a run before its queries (a table emptied and filled, a service's set replaced). With
+   * `navigation`, also the related rows: each entity type's by its name (a navigation back to the entity type itself
+   * finds `rows`), linked by their foreign keys as the model declares.
+   */
+  load?(rows: readonly Row[], related: Readonly<Record<string, readonly Row[]>>): void | Promise<void>;
   run: QueryRunner;
 }
 
@@ -31,6 +39,8 @@ export interface CheckOptions extends QueryArbitraryOptions {
    * remote service that cannot be written): then only queries are generated, with literals from these rows.
    */
   readonly rows?: RowsOptions | readonly Row[];
+  /** With fixed `rows` and `navigation`: the rows the implementation holds of the related entity types, by name. */
+  readonly related?: Readonly<Record<string, readonly Row[]>>;
   /** Runs (data sets) to try; default 100. */
   readonly numRuns?: number;
   /** Queries per run; default 20. */
@@ -85,25 +95,31 @@ export async function checkAgainstOracle(
   const { entityType } = options;
   const fixedRows = Array.isArray(options.rows) ? (options.rows as readonly Row[]) : undefined;
   const queriesPerRun = options.queriesPerRun ?? 20;
+  const steps = options.navigation ?? 0;
+  const fixed: DataSet | undefined =
+    fixedRows === undefined ? undefined : { rows: fixedRows, related: options.related ?? {} };
   const queryOptions: QueryArbitraryOptions =
-    fixedRows === undefined ? options : { ...options, values: valuesOf(entityType, fixedRows, options) };
-  const rowsArbitrary =
-    fixedRows === undefined
-      ? rowsOf(entityType, { ...options, ...(options.rows as RowsOptions | undefined) })
-      : fc.constant(fixedRows);
+    fixed === undefined ? options : { ...options, values: valuesOf(entityType, fixed, options) };
+  const rowsOptions = { ...options, ...(options.rows as RowsOptions | undefined) };
+  const dataArbitrary: fc.Arbitrary<DataSet> =
+    fixed !== undefined
+      ? fc.constant(fixed)
+      : steps > 0
+        ? dataSetOf(entityType, { ...rowsOptions, navigation: steps })
+        : rowsOf(entityType, rowsOptions).map((rows) => ({ rows, related: {} }));
   let queries = 0;
-  let loaded: readonly Row[] | undefined;
+  let loaded: DataSet | undefined;
   const property = fc.asyncProperty(
-    rowsArbitrary,
+    dataArbitrary,
     fc.array(queryOf(entityType, queryOptions), { minLength: 1, maxLength: queriesPerRun, size: 'max' }),
-    async (rows, generated) => {
-      if (impl.load !== undefined && loaded !== rows) {
-        await impl.load(rows);
-        loaded = rows;
+    async (data, generated) => {
+      if (impl.load !== undefined && loaded !== data) {
+        await impl.load(data.rows, data.related);
+        loaded = data;
       }
       for (const query of generated) {
         queries++;
-        await compareOne(impl, entityType, rows, query);
+        await compareOne(impl, entityType, data, query);
       }
     },
   );
@@ -134,26 +150,33 @@ export async function checkAgainstOracle(
   );
 }
 
-/** Each property's distinct values among fixed rows, for literals that select some of them. */
-function valuesOf(entityType: EntityType, rows: readonly Row[], options: CheckOptions): Record<string, unknown[]> {
+/**
+ * Each property's distinct values among fixed rows (the entity type's, then the related types'; by property name, the
+ * first type that has it), for literals that select some of them.
+ */
+function valuesOf(entityType: EntityType, data: DataSet, options: CheckOptions): Record<string, unknown[]> {
   const values: Record<string, unknown[]> = { ...(options.values as Record<string, unknown[]> | undefined) };
-  for (const property of entityType.properties.values()) {
-    if (values[property.name] !== undefined) continue;
-    const seen = new Map<string, unknown>();
-    for (const row of rows) {
-      const value = row[property.name];
-      if (value !== null && value !== undefined) seen.set(valueText(property, value), value);
-      if (seen.size >= 24) break;
+  for (const type of typesWithin(entityType, options.navigation ?? 0)) {
+    const rows = type === entityType ? data.rows : (data.related[type.name] ?? []);
+    for (const property of type.properties.values()) {
+      if (values[property.name] !== undefined) continue;
+      const seen = new Map<string, unknown>();
+      for (const row of rows) {
+        const value = row[property.name];
+        if (value !== null && value !== undefined) seen.set(valueText(property, value), value);
+        if (seen.size >= 24) break;
+      }
+      if (seen.size > 0) values[property.name] = [...seen.values()];
     }
-    if (seen.size > 0) values[property.name] = [...seen.values()];
   }
   return values;
 }
 
-async function compareOne(impl: Implementation, entityType: EntityType, rows: readonly Row[], query: GeneratedQuery) {
+async function compareOne(impl: Implementation, entityType: EntityType, data: DataSet, query: GeneratedQuery) {
+  const { rows, related } = data;
   let expected: OracleAnswer;
   try {
-    expected = oracle(entityType, rows, query.text);
+    expected = oracle(entityType, rows, query.text, related);
   } catch (error) {
     // the generator made a query the engine refuses, or the engine failed: a bug of this library, not the user's
     throw new Error(`the oracle failed on ${query.text} (a bug in odata-engine, please report it): ${String(error)}`, {
@@ -162,10 +185,10 @@ async function compareOne(impl: Implementation, entityType: EntityType, rows: re
   }
   let answer: ImplementationAnswer;
   try {
-    answer = await impl.run(query, rows);
+    answer = await impl.run(query, rows, related);
   } catch (error) {
     throw new Difference(
-      report(query, rows, expected, undefined, [
+      report(query, data, expected, undefined, [
         `the implementation threw: ${error instanceof Error ? error.message : String(error)}`,
       ]),
       query,
@@ -177,7 +200,7 @@ async function compareOne(impl: Implementation, entityType: EntityType, rows: re
     : (answer as Exclude<ImplementationAnswer, readonly Row[]>);
   const differences = differencesOf(entityType, expected, actual, query);
   if (differences.length > 0)
-    throw new Difference(report(query, rows, expected, actual.rows, differences, entityType), query, rows);
+    throw new Difference(report(query, data, expected, actual.rows, differences, entityType), query, rows);
 }
 
 function sameValue(property: Property, a: unknown, b: unknown): boolean {
@@ -247,17 +270,22 @@ function show(value: unknown): string {
 
 function report(
   query: GeneratedQuery,
-  rows: readonly Row[],
+  data: DataSet,
   expected: OracleAnswer,
   actual: readonly Row[] | undefined,
   differences: readonly string[],
   entityType?: EntityType,
 ): string {
+  const { rows } = data;
   const lines = [
     `query: ${query.text}`,
     ...Object.entries(query.options).map(([name, value]) => `  ${name} = ${value}`),
     `rows (${rows.length}):`,
     ...rows.map((row) => `  ${show(row)}`),
+    ...Object.entries(data.related).flatMap(([name, related]) => [
+      `related ${name} rows (${related.length}):`,
+      ...related.map((row) => `  ${show(row)}`),
+    ]),
     `oracle (${expected.rows.length} rows${expected.count === undefined ? '' : `, count ${expected.count}`}):`,
     ...expected.rows.map((row) => `  ${show(row)}`),
   ];

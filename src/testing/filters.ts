@@ -3,7 +3,7 @@
 // away. Leaves are the entity type's own properties and literals drawn from the values rows are drawn from
 // (values.ts). Every combinator shrinks toward its first choice, a leaf, so a failing filter shrinks to a few nodes.
 import fc from 'fast-check';
-import type { EntityType, Property } from '../model/schema.js';
+import type { EntityType, NavigationProperty, Property } from '../model/schema.js';
 import { isNumeric, isOrdered, type EdmPrimitiveType } from '../values/edm.js';
 import { COMMON, edgeValues, literalOf, type RowOptions } from './values.js';
 
@@ -52,7 +52,21 @@ export const filterFunctions = [
   'floor',
   'ceiling',
 ] as const;
-export type FilterFunction = (typeof filterFunctions)[number];
+
+/**
+ * Functions a filter calls only when asked for (`functions: [...filterFunctions, ...moreFilterFunctions]`): regular
+ * expressions (patterns every SQL dialect can write), times of day, fractions of a second, offsets, `isof` and
+ * `case`. Off by default: each is a construct implementations often do not support.
+ */
+export const moreFilterFunctions = [
+  'matchesPattern',
+  'time',
+  'fractionalseconds',
+  'totaloffsetminutes',
+  'isof',
+  'case',
+] as const;
+export type FilterFunction = (typeof filterFunctions)[number] | (typeof moreFilterFunctions)[number];
 
 export interface FilterOptions extends RowOptions {
   /** How deep expressions nest (a comparison of two properties is depth 1); default 3. */
@@ -80,6 +94,13 @@ export interface FilterOptions extends RowOptions {
    * (SEMANTICS.md). Default false.
    */
   readonly casts?: boolean;
+  /**
+   * How many navigation steps a filter takes (default 0, none). 1: paths through single-valued navigations (`Twin/S`),
+   * lambdas over collections (`Parts/any(p:p/Q gt 0)`, `Parts/all(…)`, `Parts/any()`) and their counts
+   * (`Parts/$count gt 1`, `Parts/$count($filter=Q gt 0)`); 2: a step further (`Twin/Twin/S`, `Twin/Parts/$count`, a
+   * lambda's path `p/Owner/S`). Rows then need their related rows: `dataSetOf`, and an implementation's `load`.
+   */
+  readonly navigation?: number;
 }
 
 /** A piece of filter text and how tightly it binds, so that parentheses are written only where they are needed. */
@@ -97,11 +118,47 @@ const primary = (text: string): Piece => ({ text, level: PRIMARY });
 
 type Gen = fc.Arbitrary<Piece>;
 
+/** A property a filter reads: one of the entity type's own, or one through single-valued navigations (`Twin/S`). */
+interface Leaf {
+  /** As the filter writes it: `S`, `Twin/S`, `p/Q`, `p/Owner/S`. */
+  readonly name: string;
+  readonly property: Property;
+  /** Null where the property is nullable or a navigation on the way finds no row. */
+  readonly nullable: boolean;
+}
+
+/** A collection a lambda ranges over and `/$count` counts. */
+interface Collection {
+  /** As the filter writes it: `Parts`, `Twin/Parts`, `p/Owner/Parts`. */
+  readonly path: string;
+  readonly navigation: NavigationProperty;
+  /** The navigation steps left beyond it. */
+  readonly steps: number;
+}
+
+/** Where a generator's expressions stand: the entity type's own rows, or a lambda's variable over related rows. */
+interface Scope {
+  /** Written before each property: '' for the entity type's own, `p/` inside a lambda over `p`. */
+  readonly prefix: string;
+  /** The navigation steps expressions may take. */
+  readonly steps: number;
+  /** Inside a lambda, the generator of the expression around it, whose properties conditions compare with. */
+  readonly outer?: ExpressionGenerator;
+  /** Names a lambda variable must not take: the properties, navigations and variables in scope. */
+  readonly taken: ReadonlySet<string>;
+}
+
+/** What `X/$count` gives for the rows' related rows. */
+const COUNTS = ['0', '1', '2', '3'] as const;
+
 /** A generator of typed expressions over one entity type. */
 class ExpressionGenerator {
   private readonly operators: ReadonlySet<string>;
   private readonly functions: ReadonlySet<string>;
-  private readonly byType = new Map<EdmPrimitiveType, Property[]>();
+  private readonly byType = new Map<EdmPrimitiveType, Leaf[]>();
+  /** Properties through single-valued navigations, by type (read less often than the type's own). */
+  private readonly paths = new Map<EdmPrimitiveType, Leaf[]>();
+  private readonly collections: Collection[] = [];
   private readonly literals = new Map<EdmPrimitiveType, string[]>();
   /** The literals of the values rows hold most often. */
   private readonly common = new Map<EdmPrimitiveType, string[]>();
@@ -112,8 +169,9 @@ class ExpressionGenerator {
   private readonly results = new Map<string, readonly string[]>();
 
   constructor(
-    entityType: EntityType,
+    private readonly entityType: EntityType,
     private readonly options: FilterOptions,
+    private readonly scope: Scope = { prefix: '', steps: options.navigation ?? 0, taken: new Set() },
   ) {
     this.operators = new Set(options.operators ?? filterOperators);
     this.functions = new Set(options.functions ?? filterFunctions);
@@ -121,22 +179,11 @@ class ExpressionGenerator {
     for (const property of entityType.properties.values()) {
       if (property.writeOnly || (wanted !== undefined && !wanted.has(property.name))) continue;
       const list = this.byType.get(property.type) ?? [];
-      list.push(property);
+      list.push({ name: `${scope.prefix}${property.name}`, property, nullable: property.nullable });
       this.byType.set(property.type, list);
-      const literals = this.literals.get(property.type) ?? [];
-      const common = this.common.get(property.type) ?? [];
-      const own = { all: [] as string[], common: [] as string[] };
-      edgeValues(property, options).forEach((value, i) => {
-        const text = literalOf(value, property.type);
-        if (!literals.includes(text)) literals.push(text);
-        if (i < COMMON && !common.includes(text)) common.push(text);
-        if (!own.all.includes(text)) own.all.push(text);
-        if (i < COMMON && !own.common.includes(text)) own.common.push(text);
-      });
-      this.own.set(property, own);
-      this.literals.set(property.type, literals);
-      this.common.set(property.type, common);
+      this.pool(property);
     }
+    if (scope.steps > 0) this.walk(entityType, scope.prefix, scope.steps);
     // what length, indexof, year, month, day, hour, minute and second give, beside the Int32 properties' values
     const int32 = this.literals.get('Edm.Int32') ?? [];
     for (const text of ['0', '1', '2', '3', '5', '12', '29', '30', '1970', '2024'])
@@ -172,8 +219,46 @@ class ExpressionGenerator {
     this.results.set('indexof', ['-1', '0', '1']);
   }
 
+  /** Adds a property's values to the literals of its type, and keeps them as its own. */
+  private pool(property: Property): void {
+    if (this.own.has(property)) return;
+    const literals = this.literals.get(property.type) ?? [];
+    const common = this.common.get(property.type) ?? [];
+    const own = { all: [] as string[], common: [] as string[] };
+    edgeValues(property, this.options).forEach((value, i) => {
+      const text = literalOf(value, property.type);
+      if (!literals.includes(text)) literals.push(text);
+      if (i < COMMON && !common.includes(text)) common.push(text);
+      if (!own.all.includes(text)) own.all.push(text);
+      if (i < COMMON && !own.common.includes(text)) own.common.push(text);
+    });
+    this.own.set(property, own);
+    this.literals.set(property.type, literals);
+    this.common.set(property.type, common);
+  }
+
+  /** The properties through single-valued navigations from `type` at `path`, and the collections met on the way. */
+  private walk(type: EntityType, path: string, steps: number): void {
+    for (const navigation of type.navigation.values()) {
+      const at = `${path}${navigation.name}`;
+      if (navigation.collection) {
+        this.collections.push({ path: at, navigation, steps: steps - 1 });
+        continue;
+      }
+      const target = navigation.target();
+      for (const property of target.properties.values()) {
+        if (property.writeOnly) continue;
+        const list = this.paths.get(property.type) ?? [];
+        list.push({ name: `${at}/${property.name}`, property, nullable: true });
+        this.paths.set(property.type, list);
+        this.pool(property);
+      }
+      if (steps > 1) this.walk(target, `${at}/`, steps - 1);
+    }
+  }
+
   has(type: EdmPrimitiveType): boolean {
-    return this.byType.has(type);
+    return this.byType.has(type) || this.paths.has(type);
   }
 
   private op(name: FilterOperator): boolean {
@@ -233,10 +318,23 @@ class ExpressionGenerator {
     );
   }
 
-  /** A property of the type (undefined when the entity type has none). */
+  /** A property of the type, the entity type's own more often than one through a navigation (undefined: none). */
   property(type: EdmPrimitiveType): Gen | undefined {
-    const properties = this.byType.get(type);
-    return properties === undefined ? undefined : fc.constantFrom(...properties.map((p) => p.name)).map(primary);
+    return this.leafOf(this.byType.get(type), this.paths.get(type), (leaves) =>
+      fc.constantFrom(...leaves.map((leaf) => leaf.name)).map(primary),
+    );
+  }
+
+  /** `make` of the own leaves, of the leaves through navigations, or of either (the own three times as often). */
+  private leafOf(
+    own: readonly Leaf[] | undefined,
+    paths: readonly Leaf[] | undefined,
+    make: (leaves: readonly Leaf[]) => Gen,
+  ): Gen | undefined {
+    const ownGen = own === undefined || own.length === 0 ? undefined : make(own);
+    const pathGen = paths === undefined || paths.length === 0 ? undefined : make(paths);
+    if (pathGen === undefined || ownGen === undefined) return ownGen ?? pathGen;
+    return fc.oneof({ weight: 3, arbitrary: ownGen }, { weight: 1, arbitrary: pathGen });
   }
 
   /** An expression of `type`, at most `depth` operators deep. */
@@ -354,21 +452,38 @@ class ExpressionGenerator {
         for (const f of ['hour', 'minute', 'second'] as const) {
           if (!this.fn(f)) continue;
           if (this.has('Edm.DateTimeOffset')) out.push(this.call(f, this.operand('Edm.DateTimeOffset', depth)));
-          if (this.has('Edm.TimeOfDay')) out.push(this.call(f, this.operand('Edm.TimeOfDay', depth)));
+          if (this.readsTime(depth)) out.push(this.call(f, this.operand('Edm.TimeOfDay', depth)));
         }
         if (this.has(type)) arithmetic(['add', 'sub', 'mul', 'div', 'mod']);
         // rounded half away from zero, null out of range; text only in the literal's syntax (SEMANTICS.md)
         this.casts(out, ['Edm.Double', 'Edm.Decimal', 'Edm.String'], type, depth);
+        // 0 for every stored instant: kept in UTC (SEMANTICS.md)
+        if (this.fn('totaloffsetminutes') && this.has('Edm.DateTimeOffset'))
+          out.push(this.call('totaloffsetminutes', this.operand('Edm.DateTimeOffset', depth)));
+        for (const collection of this.collections) out.push(...this.counts(collection));
         break;
       case 'Edm.Int64':
         if (this.has(type)) arithmetic(['add', 'sub', 'mul', 'div', 'mod']);
         this.casts(out, ['Edm.Int32', 'Edm.Double', 'Edm.String'], type, depth);
         break;
       case 'Edm.Decimal':
+        if (this.fn('fractionalseconds')) {
+          if (this.has('Edm.DateTimeOffset'))
+            out.push(this.call('fractionalseconds', this.operand('Edm.DateTimeOffset', depth)));
+          if (this.readsTime(depth)) out.push(this.call('fractionalseconds', this.operand('Edm.TimeOfDay', depth)));
+        }
         if (!this.has(type)) break;
         arithmetic(['add', 'sub', 'mul', 'mod']);
-        // quotients: by the row's values and by divisors whose exact quotient has more than 20 places
-        arithmetic(['div', 'divby'], fc.oneof(v(type), fc.constantFrom('3.0', '7.0', '0.5', '0.0').map(primary)));
+        // quotients: by the row's values and by divisors whose exact quotient has more than 20 places, repeating
+        // (by 3) or not (by 2^20, whose quotients end at up to 24 places; by 2·10^20+1): rounded half away from
+        // zero at 20 places (SEMANTICS.md)
+        arithmetic(
+          ['div', 'divby'],
+          fc.oneof(
+            v(type),
+            fc.constantFrom('3.0', '7.0', '0.5', '0.0', '1048576.0', '200000000000000000001.0').map(primary),
+          ),
+        );
         for (const f of ['round', 'floor', 'ceiling'] as const)
           if (this.fn(f)) out.push(this.sameTypeCall(f, this.operand(type, depth)));
         break;
@@ -382,9 +497,27 @@ class ExpressionGenerator {
         if (this.fn('date') && this.has('Edm.DateTimeOffset'))
           out.push(this.call('date', this.operand('Edm.DateTimeOffset', depth)));
         break;
+      case 'Edm.TimeOfDay':
+        if (this.fn('time') && this.has('Edm.DateTimeOffset'))
+          out.push(this.call('time', this.operand('Edm.DateTimeOffset', depth)));
+        break;
       default:
         break;
     }
+    // `case(C:a)` is null where C is not true; `case(C:a,true:b)` is b there (a is never a bare null: the whole
+    // would have no type; C in parentheses: in `case(I eq 12:30)`, `12:30` reads as a time of day)
+    if (this.fn('case'))
+      out.push(
+        fc
+          .tuple(
+            this.predicate(1),
+            fc.oneof(this.literal(type), this.operand(type, depth)),
+            fc.option(v(type), { nil: undefined }),
+          )
+          .map(([c, a, b]) =>
+            primary(`case(${wrap(c, PRIMARY)}:${a.text}${b === undefined ? '' : `,true:${b.text}`})`),
+          ),
+      );
     if (isNumeric(type) && this.has(type) && this.op('negate'))
       out.push(
         this.around(
@@ -400,9 +533,108 @@ class ExpressionGenerator {
     return all.filter((o) => this.op(o));
   }
 
-  /** Mostly a literal from the rows' values: a comparison of two expressions over one row rarely splits rows. */
+  /**
+   * Mostly a literal from the rows' values: a comparison of two expressions over one row rarely splits rows. Inside a
+   * lambda, also a property of the row around it (`Parts/any(p:p/Q eq I)`).
+   */
   private rightOperand(type: EdmPrimitiveType, depth: number): Gen {
-    return fc.oneof({ weight: 3, arbitrary: this.literal(type) }, { weight: 2, arbitrary: this.value(type, depth) });
+    const outer = this.scope.outer?.property(type);
+    const choices: fc.WeightedArbitrary<Piece>[] = [
+      { weight: 3, arbitrary: this.literal(type) },
+      { weight: 2, arbitrary: this.value(type, depth) },
+    ];
+    if (outer !== undefined) choices.push({ weight: 2, arbitrary: outer });
+    return fc.oneof(...choices);
+  }
+
+  /**
+   * An `$orderby` item: with `expressions`, an expression of an ordered type (`length(S)`, `D add 1`, a literal the
+   * same for every row); else a property, through single-valued navigations too; and the size of a collection.
+   */
+  orderItem(expressions: boolean): Gen {
+    const types = [...new Set([...this.byType.keys(), ...this.paths.keys()])].filter(isOrdered);
+    const items: Gen[] = [];
+    for (const type of types) {
+      // (a bare null has no type to order by: a 400)
+      const item = expressions ? this.value(type, 1).filter((p) => p.text !== 'null') : this.property(type);
+      if (item !== undefined) items.push(item);
+    }
+    for (const collection of this.collections) items.push(fc.constant(primary(`${collection.path}/$count`)));
+    return fc.oneof(...items);
+  }
+
+  /** Whether a TimeOfDay operand can read the row: a property of the type, or `time()` of an instant. */
+  private readsTime(depth: number): boolean {
+    return this.has('Edm.TimeOfDay') || (depth > 0 && this.fn('time') && this.has('Edm.DateTimeOffset'));
+  }
+
+  /** The options of a generator over related rows: the entity type's property choice is its own. */
+  private relatedOptions(): FilterOptions {
+    const { properties: _own, ...rest } = this.options;
+    return rest;
+  }
+
+  /** A variable name for a lambda over `target`: the navigation's initial, unless a name in scope has it. */
+  private variableFor(navigation: NavigationProperty): { readonly name: string; readonly taken: Set<string> } {
+    const taken = new Set(this.scope.taken);
+    for (const type of [this.entityType, navigation.target()])
+      for (const name of [...type.properties.keys(), ...type.navigation.keys()]) taken.add(name);
+    const initial = navigation.name[0]!.toLowerCase();
+    let name = initial;
+    for (let n = 1; taken.has(name); n++) name = `${initial}${n}`;
+    taken.add(name);
+    return { name, taken };
+  }
+
+  /** `Parts/any()`, `Parts/any(p:…)` and `Parts/all(p:…)`: conditions on the related rows, `depth` deep at most. */
+  private lambda(collection: Collection, depth: number): Gen {
+    const { name, taken } = this.variableFor(collection.navigation);
+    const inner = new ExpressionGenerator(collection.navigation.target(), this.relatedOptions(), {
+      prefix: `${name}/`,
+      steps: collection.steps,
+      outer: this,
+      taken,
+    });
+    const body = inner.predicate(Math.min(Math.max(depth, 1), 2));
+    return fc.oneof(
+      fc.constant(primary(`${collection.path}/any()`)),
+      body.map((p) => primary(`${collection.path}/any(${name}:${p.text})`)),
+      body.map((p) => primary(`${collection.path}/all(${name}:${p.text})`)),
+    );
+  }
+
+  /** `Parts/$count` and `Parts/$count($filter=…)`: how many related rows, or how many of them meet a condition. */
+  private counts(collection: Collection): Gen[] {
+    const inner = new ExpressionGenerator(collection.navigation.target(), this.relatedOptions(), {
+      prefix: '',
+      steps: collection.steps,
+      taken: this.variableFor(collection.navigation).taken,
+    });
+    return [
+      fc.constant({ ...primary(`${collection.path}/$count`), results: COUNTS }),
+      inner.predicate(1).map((p) => ({ ...primary(`${collection.path}/$count($filter=${p.text})`), results: COUNTS })),
+    ];
+  }
+
+  /** Predicates beside the comparisons, where asked for: lambdas over collections, `matchesPattern`, `isof`. */
+  private morePredicates(choices: fc.WeightedArbitrary<Piece>[], depth: number): void {
+    const lambdas = this.collections.map((collection) => this.lambda(collection, depth));
+    if (lambdas.length > 0) choices.push({ weight: 8, arbitrary: fc.oneof(...lambdas) });
+    if (this.fn('matchesPattern') && this.has('Edm.String'))
+      choices.push({
+        weight: 2,
+        arbitrary: fc
+          .tuple(this.operand('Edm.String', depth), fc.constantFrom(...PATTERNS))
+          .map(([text, pattern]) => primary(`matchesPattern(${text.text},'${pattern.replace(/'/g, "''")}')`)),
+      });
+    const leaves = [...this.byType.values(), ...this.paths.values()].flat();
+    if (this.fn('isof') && leaves.length > 0)
+      choices.push({
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.constantFrom(...leaves), fc.option(fc.constantFrom(...ISOF_TYPES), { nil: undefined }))
+          .map(([leaf, other]) => primary(`isof(${leaf.name},${other ?? leaf.property.type})`)),
+      });
   }
 
   private comparison(left: Gen, ops: readonly FilterOperator[], right: Gen): Gen {
@@ -430,11 +662,16 @@ class ExpressionGenerator {
     if (this.memo.has(key)) return this.memo.get(key)!;
     const choices: fc.WeightedArbitrary<Piece>[] = [];
     const inner = Math.max(depth - 1, 0);
-    const comparable = [...this.byType.keys()].filter((t) => t !== 'Edm.Boolean' && t !== 'Edm.Binary');
+    const comparable = [...new Set([...this.byType.keys(), ...this.paths.keys()])].filter(
+      (t) => t !== 'Edm.Boolean' && t !== 'Edm.Binary',
+    );
     // Comparisons whose left side is one function or operator, chosen evenly among all of them: a type with many
     // (Int32: length, indexof, year...) would otherwise call each one rarely, and a mistake in it would go unseen.
     const focused: Gen[] = [];
-    const results: EdmPrimitiveType[] = ['Edm.Int32', ...(this.has('Edm.DateTimeOffset') ? ['Edm.Date' as const] : [])];
+    const instants = this.has('Edm.DateTimeOffset');
+    const results: EdmPrimitiveType[] = ['Edm.Int32', ...(instants ? ['Edm.Date' as const] : [])];
+    if (instants && this.fn('time')) results.push('Edm.TimeOfDay');
+    if ((instants || this.has('Edm.TimeOfDay')) && this.fn('fractionalseconds')) results.push('Edm.Decimal');
     for (const type of [...new Set([...comparable, ...results])]) {
       const ops = this.comparisonOperators(type);
       if (ops.length === 0) continue;
@@ -449,19 +686,37 @@ class ExpressionGenerator {
         choices.push({ weight: 4, arbitrary: this.comparison(left, ops, this.rightOperand(type, inner)) });
         // a property and one of its own values (`UnitOfMeasure eq 'EA'`, not another property's): the comparison
         // most likely to keep some rows and drop others
-        const own = this.byType.get(type)!.map((p) => {
-          const { all, common } = this.own.get(p)!;
-          return this.comparison(fc.constant(primary(p.name)), ops, this.literalFrom(all, common, type));
-        });
-        choices.push({ weight: 2, arbitrary: fc.oneof(...own) });
+        const own = this.leafOf(this.byType.get(type), this.paths.get(type), (leaves) =>
+          fc.oneof(
+            ...leaves.map((leaf) => {
+              const { all, common } = this.own.get(leaf.property)!;
+              return this.comparison(fc.constant(primary(leaf.name)), ops, this.literalFrom(all, common, type));
+            }),
+          ),
+        );
+        choices.push({ weight: 2, arbitrary: own! });
+        // with mixed types, a comparison with a value of a type it is promoted to or from (`Day lt At`, `I eq F`)
+        if (this.options.mixedTypes === true) {
+          const others = (comparedWith[type] ?? []).filter((other) => other !== type && this.has(other));
+          if (others.length > 0)
+            choices.push({
+              weight: 1,
+              arbitrary: fc.oneof(
+                ...others.map((other) => this.comparison(left, ops, this.rightOperand(other, inner))),
+              ),
+            });
+        }
       }
       const nullTest = (['eq', 'ne'] as const).filter((o) => this.op(o));
-      const nullable = this.byType.get(type)!.filter((p) => p.nullable);
-      if (nullTest.length > 0 && nullable.length > 0)
+      const nullable = (leaves: readonly Leaf[] | undefined) => leaves?.filter((leaf) => leaf.nullable);
+      const nullLeaf = this.leafOf(nullable(this.byType.get(type)), nullable(this.paths.get(type)), (leaves) =>
+        fc.constantFrom(...leaves.map((leaf) => primary(leaf.name))),
+      );
+      if (nullTest.length > 0 && nullLeaf !== undefined)
         choices.push({
           weight: 1,
           arbitrary: fc
-            .tuple(fc.constantFrom(...nullable.map((p) => primary(p.name))), fc.constantFrom(...nullTest))
+            .tuple(nullLeaf, fc.constantFrom(...nullTest))
             .map(([p, o]) => ({ text: `${p.text} ${o} null`, level: 3 })),
         });
       if (this.op('in'))
@@ -496,6 +751,7 @@ class ExpressionGenerator {
           arbitrary: this.binary(booleans, 'eq', this.literal('Edm.Boolean'), 3, 'Edm.Boolean'),
         });
     }
+    this.morePredicates(choices, inner);
     if (choices.length === 0) choices.push({ weight: 1, arbitrary: fc.constantFrom('true', 'false').map(primary) });
     const leaves = fc.oneof({ withCrossShrink: true }, ...choices);
     let gen: Gen = leaves;
@@ -545,6 +801,44 @@ function nearLiteral(text: string, type: EdmPrimitiveType): string | undefined {
   return undefined;
 }
 
+/**
+ * Regular expressions for `matchesPattern` that every SQL dialect writes exactly (MariaDB's PCRE2 backtracking stays
+ * bounded on them): classes, anchors, word boundaries, astral characters, alternation and repetition, on code points.
+ */
+const PATTERNS = [
+  '^a',
+  'a$',
+  '^\\p{Lu}',
+  '^.$',
+  '[0-9]',
+  '\\d+',
+  '^[a-z]+$',
+  '\\bA',
+  '🚀',
+  '^$',
+  '(?:ab|a)c',
+  'İ',
+  '\\s',
+  '[^a-z]',
+  'a.*b',
+  '^(a|b)*$',
+  '\\w{2,3}',
+  '^.{2}$',
+  '\\.',
+  '\\u00a0',
+  "'",
+  '^[🚀x]+$',
+  '\\B',
+  'a|^b$',
+  '^-?\\d+(\\.\\d+)?$',
+  '\\*\\?\\[',
+  '^\\P{L}*$',
+  '[\\u{1F600}-\\u{1F6FF}]',
+] as const;
+
+/** The types `isof` asks about beside a property's own. */
+const ISOF_TYPES = ['Edm.String', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double', 'Edm.Date'] as const;
+
 /** Literals for a type no property of the entity type has (a function's argument or result). */
 const fallbackLiterals: Readonly<Record<EdmPrimitiveType, readonly string[]>> = {
   'Edm.String': ["'a'", "''", "'A'"],
@@ -555,11 +849,32 @@ const fallbackLiterals: Readonly<Record<EdmPrimitiveType, readonly string[]>> = 
   'Edm.Double': ['0e0', '1.5e0', '-2.5e0'],
   'Edm.Date': ['1970-01-01', '2024-02-29'],
   'Edm.DateTimeOffset': ['2024-02-29T22:30:00Z'],
-  'Edm.TimeOfDay': ['08:30:00'],
+  'Edm.TimeOfDay': ['08:30:00', '00:00:00', '12:00:00.5', '23:59:59.999'],
   'Edm.Duration': ["duration'P1D'"],
   'Edm.Guid': ['00000000-0000-0000-0000-000000000000'],
   'Edm.Binary': ["binary''"],
 };
+
+/**
+ * An expression of `type` over the entity type, `depth` operators deep at most (default 2): the operand of a
+ * `$compute`, an `$orderby` or a comparison of one's own. With `nulls`, sometimes a bare null.
+ */
+export function expressionOf(
+  entityType: EntityType,
+  type: EdmPrimitiveType,
+  options: FilterOptions = {},
+): fc.Arbitrary<string> {
+  return new ExpressionGenerator(entityType, options).value(type, options.depth ?? 2).map((p) => p.text);
+}
+
+/** `$orderby` items beyond the entity type's own properties (see ExpressionGenerator.orderItem). */
+export function orderItemOf(
+  entityType: EntityType,
+  options: FilterOptions,
+  expressions: boolean,
+): fc.Arbitrary<string> {
+  return new ExpressionGenerator(entityType, options).orderItem(expressions).map((p) => p.text);
+}
 
 /** `$filter` text for the entity type: an expression that binds, with literals from the values its rows hold. */
 export function filterOf(entityType: EntityType, options: FilterOptions = {}): fc.Arbitrary<string> {

@@ -1,6 +1,7 @@
 // odata-engine/testing: property-test any OData implementation (a function over rows, a SQL mapping, a remote
 // service) against the memory backend as its oracle. fast-check is a peer dependency. docs/testing.md.
 export {
+  dataSetOf,
   edgeValues,
   keyOf,
   literalOf,
@@ -8,13 +9,17 @@ export {
   rowOf,
   rowsOf,
   valueText,
+  type DataSet,
+  type DataSetOptions,
   type RowOptions,
   type RowsOptions,
 } from './values.js';
 export {
+  expressionOf,
   filterFunctions,
   filterOf,
   filterOperators,
+  moreFilterFunctions,
   type FilterFunction,
   type FilterOperator,
   type FilterOptions,

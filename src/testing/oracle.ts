@@ -1,8 +1,9 @@
 // The oracle: the memory backend's answer for rows and a query (SEMANTICS.md defines it), with the reason each row was
 // kept or dropped: the value of every condition of the filter for that row, so that a failing case says why.
 import { compileQuery } from '../backends/memory/compile.js';
-import { ClosureCompiler } from '../backends/memory/closures.js';
+import { ClosureCompiler, type RelatedRows } from '../backends/memory/closures.js';
 import { comparatorOf, sortKeysOf } from '../backends/memory/order.js';
+import { relatedRowsOf } from '../backends/memory/related.js';
 import type { EntityType, Row } from '../model/schema.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { validateQuery } from '../validate/bind.js';
@@ -24,21 +25,31 @@ export interface OracleAnswer {
   explain(row: Row): string;
 }
 
-/** Runs a query (a query string, `$filter=…&$top=3`) over the rows on the memory backend. Throws an ODataError when it does not bind. */
-export function oracle(entityType: EntityType, rows: readonly Row[], query: string): OracleAnswer {
+/**
+ * Runs a query (a query string, `$filter=…&$top=3`) over the rows on the memory backend. Navigations lead to the rows
+ * of `related` (by entity type name; the entity type's own are `rows`), matched by their foreign keys. Throws an
+ * ODataError when the query does not bind.
+ */
+export function oracle(
+  entityType: EntityType,
+  rows: readonly Row[],
+  query: string,
+  related: Readonly<Record<string, readonly Row[]>> = {},
+): OracleAnswer {
   const parsed = parseQuery(query);
   const bound = validateQuery(parsed, entityType);
-  const compiled = compileQuery(bound);
+  const relatedRows = relatedRowsOf((type) => (type === entityType ? rows : (related[type.name] ?? [])));
+  const compiled = compileQuery(bound, { related: relatedRows });
   const result = compiled.run(rows);
   const requested = bound.orderBy.filter((item) => !item.tieBreak);
-  const order = comparatorOf(sortKeysOf(requested, new ClosureCompiler()));
+  const order = comparatorOf(sortKeysOf(requested, new ClosureCompiler(relatedRows)));
   const filterText = parsed.text.$filter ?? '';
   return {
     bound,
     rows: result.value,
     ...(result.count === undefined ? {} : { count: result.count }),
     tie: (a, b) => order(a, b) === 0,
-    explain: (row) => explainRow(bound, filterText, compiled.matches(row), row),
+    explain: (row) => explainRow(bound, filterText, compiled.matches(row), row, relatedRows),
   };
 }
 
@@ -80,10 +91,10 @@ function show(value: Value, expr: BoundExpr): string {
   return typeof form === 'string' ? JSON.stringify(form) : String(form);
 }
 
-function explainRow(bound: BoundQuery, filterText: string, kept: boolean, row: Row): string {
+function explainRow(bound: BoundQuery, filterText: string, kept: boolean, row: Row, related: RelatedRows): string {
   const keyText = keyOf(bound.entityType, row);
   if (bound.filter === undefined) return `(${keyText}) kept: the query has no $filter`;
-  const compiler = new ClosureCompiler();
+  const compiler = new ClosureCompiler(related);
   const lines: string[] = [];
   const textOf = (expr: BoundExpr): string => {
     // a node's span leaves out the parentheses of a parenthesized operand at either end (`not (A eq 1)` ends

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import type { EntityType } from '../model/schema.js';
 import { isOrdered } from '../values/edm.js';
-import { filterOf, type FilterOptions } from './filters.js';
+import { filterOf, orderItemOf, type FilterOptions } from './filters.js';
 
 /** A generated query: each option's text as written, and the query string that carries them. */
 export interface GeneratedQuery {
@@ -17,6 +17,13 @@ export type QueryOptionName = '$filter' | '$orderby' | '$select' | '$top' | '$sk
 export interface QueryArbitraryOptions extends FilterOptions {
   /** The options to generate (default `$filter`, `$orderby`, `$select`, `$top` and `$skip`; `$count` on request). */
   readonly include?: readonly QueryOptionName[];
+  /**
+   * `$orderby` items that are expressions besides properties (`length(S)`, `D add 1`, and literals, the same for
+   * every row, which must not change the order: SQL reads `ORDER BY 1` as a column number). Default false. With
+   * `navigation`, items also order by properties through navigations (`Twin/S`) and collections' sizes
+   * (`Parts/$count`).
+   */
+  readonly orderByExpressions?: boolean;
 }
 
 /** The properties a query may order by: ordered, readable ones (Binary has no order). */
@@ -33,10 +40,20 @@ function orderable(entityType: EntityType, options: FilterOptions): string[] {
  */
 export function orderByOf(
   entityType: EntityType,
-  options: FilterOptions & { readonly total?: boolean } = {},
+  options: FilterOptions & { readonly total?: boolean; readonly orderByExpressions?: boolean } = {},
 ): fc.Arbitrary<string> {
   const names = orderable(entityType, options);
-  const item = fc.tuple(fc.constantFrom(...names), fc.constantFrom('', ' desc'));
+  const expressions = options.orderByExpressions === true;
+  const name = fc.constantFrom(...names);
+  const item = fc.tuple(
+    expressions || (options.navigation ?? 0) > 0
+      ? fc.oneof(
+          { weight: 3, arbitrary: name },
+          { weight: 1, arbitrary: orderItemOf(entityType, options, expressions) },
+        )
+      : name,
+    fc.constantFrom('', ' desc'),
+  );
   return fc
     .uniqueArray(item, { minLength: 1, maxLength: Math.min(3, names.length), selector: ([name]) => name })
     .map((items) => {

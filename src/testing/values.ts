@@ -293,3 +293,112 @@ export function literalOf(value: unknown, type: EdmPrimitiveType): string {
       return String(value);
   }
 }
+
+/**
+ * Rows of an entity type and of the entity types its navigations lead to: the rows a filter through navigation paths,
+ * lambdas and `/$count` reads. `related` holds the other types' rows by entity type name (a navigation back to the
+ * entity type itself finds `rows`).
+ */
+export interface DataSet {
+  readonly rows: readonly Row[];
+  readonly related: Readonly<Record<string, readonly Row[]>>;
+}
+
+export interface DataSetOptions extends RowsOptions {
+  /** How many navigation steps away from the entity type the related types are (default 1). */
+  readonly navigation?: number;
+}
+
+/** The entity types `steps` navigations away from `entityType` or nearer, the entity type first. */
+export function typesWithin(entityType: EntityType, steps: number): EntityType[] {
+  const types = [entityType];
+  let edge = [entityType];
+  for (let step = 0; step < steps; step++) {
+    const next: EntityType[] = [];
+    for (const type of edge)
+      for (const navigation of type.navigation.values()) {
+        const target = navigation.target();
+        if (!types.includes(target)) {
+          types.push(target);
+          next.push(target);
+        }
+      }
+    edge = next;
+  }
+  return types;
+}
+
+/** A link value as the receiving property's row form (an Int32 foreign key to an Int64 key). */
+function linkValue(value: unknown, to: Property): unknown {
+  if (value === null || value === undefined) return null;
+  const working = reader(to.type)(typeof value === 'bigint' ? String(value) : value);
+  return working === null ? value : rowFormOf(working, to.type);
+}
+
+/**
+ * Rows of the entity type and of the types within `navigation` steps, linked: most foreign keys hold the key of a
+ * row that exists, the rest keep a value of their own (most often no row's) or null. Children find a parent, a row
+ * its single related row, some none. Links shrink away first, then rows.
+ */
+export function dataSetOf(entityType: EntityType, options: DataSetOptions = {}): fc.Arbitrary<DataSet> {
+  const types = typesWithin(entityType, options.navigation ?? 1);
+  const maxLength = options.maxLength ?? 12;
+  // related rows: up to twice as many, so that a collection holds a few per parent
+  const sizes = types.map((_, i) => (i === 0 ? maxLength : maxLength * 2));
+  const navigations = types.flatMap((type) =>
+    [...type.navigation.values()]
+      .filter((navigation) => types.includes(navigation.target()))
+      .map((navigation) => ({ type, navigation })),
+  );
+  // for each navigation and each row on the side that holds the foreign key: the index of the row it links to, or
+  // none (the value of its own)
+  const choices = navigations.map(({ type, navigation }) => {
+    const holder = navigation.collection ? navigation.target() : type;
+    const length = sizes[types.indexOf(holder)]!;
+    return fc.array(fc.option(fc.nat(1023), { nil: undefined, freq: 5 }), { minLength: length, maxLength: length });
+  });
+  return fc
+    .tuple(
+      fc.tuple(
+        ...types.map((type, i) =>
+          rowsOf(type, { ...options, minLength: i === 0 ? (options.minLength ?? 0) : 0, maxLength: sizes[i]! }),
+        ),
+      ),
+      fc.tuple(...choices),
+    )
+    .map(([generated, links]) => {
+      const rowsByType = new Map(types.map((type, i) => [type, generated[i]!.map((row) => ({ ...row }))]));
+      navigations.forEach(({ type, navigation }, n) => {
+        const target = navigation.target();
+        // a collection: the children's foreign key takes a parent's values; single-valued: the row's foreign key
+        // takes its target's key
+        const [holder, referenced] = navigation.collection ? [target, type] : [type, target];
+        const pairs = Object.entries(navigation.foreignKey).map(([own, other]) =>
+          navigation.collection
+            ? { from: type.properties.get(own)!, to: target.properties.get(other)! }
+            : { from: target.properties.get(other)!, to: type.properties.get(own)! },
+        );
+        const candidates = rowsByType.get(referenced)!;
+        if (candidates.length === 0) return;
+        rowsByType.get(holder)!.forEach((row, i) => {
+          const pick = links[n]![i];
+          if (pick === undefined) return;
+          const linked = candidates[pick % candidates.length]!;
+          for (const { from, to } of pairs) row[to.name] = linkValue(linked[from.name], to);
+        });
+      });
+      // a link into a key may make two rows one: the first stays
+      const distinct = (type: EntityType): Row[] => {
+        const seen = new Set<string>();
+        return rowsByType.get(type)!.filter((row) => {
+          const key = keyOf(type, row);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        });
+      };
+      const related: Record<string, Row[]> = {};
+      for (const type of types.slice(1)) related[type.name] = distinct(type);
+      return { rows: distinct(entityType), related };
+    });
+}

@@ -12,8 +12,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineModel } from '../../src/model/schema.js';
-import { dataSet, Part, Thing } from '../backends/sql/fixtures.js';
-import { booleanOf } from '../backends/sql/filters.js';
+import { dataSet, Part, Thing, thingKit } from '../backends/sql/fixtures.js';
+import { filterOf } from '../../src/testing/index.js';
 import { EveryStore } from './stores.js';
 
 // 250 data sets of 9 pipelines: 2,250 pipelines a run on each store (APPLY_DATA_SETS=1000 runs four times as many)
@@ -31,8 +31,8 @@ const pick = <V>(...values: V[]): fc.Arbitrary<V> => fc.constantFrom(...values);
  * A leading filter, navigations included (every store's read evaluates it), and a filter over Thing's own properties
  * for inside a groupby (there a store without prepareApply cannot read through navigations: the tiny store's 501).
  */
-const leadingFilter = booleanOf(1);
-const filter = booleanOf(1).filter((f) => !f.includes('/'));
+const leadingFilter = filterOf(Thing, { ...thingKit, depth: 2 });
+const filter = filterOf(Thing, { ...thingKit, navigation: 0, depth: 2 });
 
 /** Computed aliases a grouping can use: integers, strings, Booleans and dates. */
 const computed = pick(

@@ -4,8 +4,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQuery, validateQuery } from '../../src/index.js';
 import { runQuery } from '../../src/backends/memory/index.js';
-import { POLineItem, Part, WorkOrder } from '../../src/server/model.js';
-import { filterFunctions, filterOf, filterOperators, queryOf, rowsOf } from '../../src/testing/index.js';
+import { POLineItem, Part, PurchaseOrder, WorkOrder } from '../../src/server/model.js';
+import {
+  dataSetOf,
+  filterFunctions,
+  filterOf,
+  filterOperators,
+  moreFilterFunctions,
+  oracle,
+  queryOf,
+  rowsOf,
+} from '../../src/testing/index.js';
 import { Thing } from '../backends/sql/fixtures.js';
 
 const CASES = 2000;
@@ -65,6 +74,42 @@ describe('generated filters', () => {
       );
       expect(casts).toBeGreaterThan(CASES / 100);
       expect(mixed).toBeGreaterThan(CASES / 100);
+    }
+  });
+
+  it('through navigation and with every function, every filter still binds, and each construct appears', () => {
+    for (const entityType of [Thing, POLineItem, PurchaseOrder]) {
+      const options = { navigation: 2, functions: [...filterFunctions, ...moreFilterFunctions] };
+      const cases = fc.sample(
+        fc.tuple(dataSetOf(entityType, { minLength: 10, maxLength: 10, navigation: 2 }), filterOf(entityType, options)),
+        { numRuns: CASES, seed: 29 },
+      );
+      let split = 0;
+      const constructs: Record<string, RegExp> = {
+        path: /\b[A-Z]\w*\/[A-Z]/,
+        any: /\/any\(/,
+        all: /\/all\(/,
+        count: /\/\$count/,
+        ...Object.fromEntries(moreFilterFunctions.map((name) => [name, new RegExp(`\\b${name}\\(`)])),
+      };
+      const uses = new Map<string, number>();
+      for (const [{ rows, related }, filter] of cases) {
+        const query = `$filter=${encodeURIComponent(filter)}`;
+        validateQuery(parseQuery(query), entityType); // throws if not
+        const kept = oracle(entityType, rows, query, related).rows.length;
+        if (kept > 0 && kept < rows.length) split++;
+        const text = filter.replace(/'(?:[^']|'')*'/g, "''");
+        for (const [name, pattern] of Object.entries(constructs))
+          if (pattern.test(text)) uses.set(name, (uses.get(name) ?? 0) + 1);
+      }
+      const perThousand = Object.fromEntries([...uses].map(([name, n]) => [name, Math.round((n * 1000) / CASES)]));
+      console.log(
+        `${entityType.name} through navigation, every function: ${((100 * split) / CASES).toFixed(1)}% split the rows; per 1,000 cases:`,
+        perThousand,
+      );
+      expect(split / CASES).toBeGreaterThanOrEqual(0.4);
+      for (const name of ['path', 'any', 'all', 'count', 'matchesPattern', 'isof', 'case'])
+        expect(uses.get(name) ?? 0).toBeGreaterThan(CASES / 100);
     }
   });
 

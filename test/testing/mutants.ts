@@ -4,24 +4,31 @@ import { parseQuery, validateQuery } from '../../src/index.js';
 import { decodeRow, toSql, type SqlStatement } from '../../src/backends/sql/index.js';
 import type { Implementation } from '../../src/testing/index.js';
 import { openSqlite } from '../backends/sql/databases.js';
-import { Thing } from '../backends/sql/fixtures.js';
+import { Part, Thing } from '../backends/sql/fixtures.js';
 
 export const db = openSqlite();
 // LIKE as case-sensitive as the oracle's contains: the LIKE mutant's one mistake is then the unescaped % and _
 await db.exec('PRAGMA case_sensitive_like = ON');
 let tables = 0;
 
-/** The SQLite backend as an implementation under test, its statements passed through `mutate` first. */
+/**
+ * The SQLite backend as an implementation under test, its statements passed through `mutate` first: things, and the
+ * parts their navigations read.
+ */
 export function sqliteWith(mutate: (statement: SqlStatement) => SqlStatement): Implementation {
   let table = '';
+  let parts = '';
   return {
-    async load(rows) {
+    async load(rows, related) {
       table = `thing_${++tables}`;
+      parts = `part_${tables}`;
       await db.load(Thing, table, rows);
+      await db.load(Part, parts, related['Part'] ?? []);
     },
     async run(query) {
       const bound = validateQuery(parseQuery(query.text), Thing);
-      const statement = mutate(toSql(bound, { dialect: 'sqlite', table }));
+      const navigation = { Parts: { table: parts }, Twin: { table }, Owner: { table } };
+      const statement = mutate(toSql(bound, { dialect: 'sqlite', table, navigation }));
       return (await db.query(statement)).map((row) => decodeRow('sqlite', bound.select, row));
     },
   };
@@ -74,6 +81,25 @@ export const mutants: Record<string, (s: SqlStatement) => SqlStatement> = {
       const end = callEnd(sql, at);
       const args = sql.slice(at + "odata_dec('add', ".length, end - 1);
       sql = `${sql.slice(0, at)}odata_decimal(CAST(${splitTopLevel(args).join(' AS REAL) + CAST(')} AS REAL), 20)${sql.slice(end)}`;
+    }
+    return { ...s, sql };
+  },
+};
+
+/** Mistakes in reading related rows (found with the kit's `navigation`). */
+export const navigationMutants: Record<string, (s: SqlStatement) => SqlStatement> = {
+  // a path through a single-valued navigation as an inner join: a row without a related row is dropped, where
+  // `Twin/S eq null` (or `not`) keeps it
+  'an inner join for a navigation path': (s) => ({ ...s, sql: s.sql.replace(/LEFT JOIN/g, 'JOIN') }),
+  // all() as "no related row where the condition is false": a related row where it is null passes
+  'all() passing a related row where the condition is null': (s) => {
+    let sql = s.sql;
+    const head = 'AND COALESCE(';
+    for (let at = sql.indexOf(head); at !== -1; at = sql.indexOf(head, at + 1)) {
+      const end = callEnd(sql, at + 4);
+      const args = splitTopLevel(sql.slice(at + head.length, end - 1));
+      if (args.length === 2 && args[1] === '0' && sql.startsWith(' = 0', end))
+        sql = `${sql.slice(0, at)}AND ${args[0]!} = 0${sql.slice(end + 4)}`;
     }
     return { ...s, sql };
   },

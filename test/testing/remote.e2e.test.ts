@@ -91,7 +91,10 @@ describe('checkAgainstOracle over HTTP', () => {
   }, 300_000);
 
   it('checks a service it cannot write: queries over the rows it already holds', async () => {
-    await service().load!(fc.sample(rowsOf(Sample, { minLength: 30, maxLength: 30 }), { numRuns: 1, seed: 19 })[0]!);
+    await service().load!(
+      fc.sample(rowsOf(Sample, { minLength: 30, maxLength: 30 }), { numRuns: 1, seed: 19 })[0]!,
+      {},
+    );
     const rows = await readAllRows({ url: `${base}/Samples` });
     expect(rows.length).toBe(30);
     const report = await checkAgainstOracle(odataRunner({ url: `${base}/Samples` }), {

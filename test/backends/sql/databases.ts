@@ -19,7 +19,11 @@ import {
   type SqlOptions,
   type SqlParam,
   type SqlStatement,
+  toSql,
+  toSqlCount,
 } from '../../../src/backends/sql/index.js';
+import { parseQuery, validateQuery } from '../../../src/index.js';
+import type { Implementation } from '../../../src/testing/index.js';
 import { Part, Thing, type Row } from './fixtures.js';
 
 export interface TestDatabase {
@@ -233,3 +237,34 @@ export const thingOptions = (db: TestDatabase): SqlOptions => ({
 });
 
 export { decodeRow };
+
+/**
+ * A table of `entityType` in `db` as an implementation under test of the testing kit: its rows replaced per run
+ * (Thing's parts too, which its navigations read), each query translated by toSql, its count by toSqlCount.
+ */
+export function sqlImplementation(db: TestDatabase, entityType: EntityType, table: string): Implementation {
+  const options = () => ({ ...thingOptions(db), table: db.tableName(table) });
+  return {
+    async load(rows, related) {
+      await db.clear(table);
+      await db.insert(table, entityType, rows);
+      if (entityType === Thing) {
+        await db.clear('part');
+        await db.insert('part', Part, related['Part'] ?? []);
+      }
+    },
+    async run(query) {
+      const bound = validateQuery(parseQuery(query.text), entityType);
+      const statement = toSql(bound, options());
+      let rows: Row[];
+      try {
+        rows = (await db.query(statement)).map((row) => decodeRow(db.dialect, bound.select, row));
+      } catch (error) {
+        throw new Error(`${db.label}: ${String(error)}\nSQL: ${statement.sql}`, { cause: error });
+      }
+      if (!bound.count) return rows;
+      const [counted] = await db.query(toSqlCount(bound, options()));
+      return { rows, count: Number(counted?.['count']) };
+    },
+  };
+}

@@ -3,6 +3,7 @@
 // thing's twin: the thing whose Id is its I, often none).
 import fc from 'fast-check';
 import { defineEntityType, type EntityType } from '../../../src/model/schema.js';
+import { filterFunctions, moreFilterFunctions, type QueryArbitraryOptions } from '../../../src/testing/index.js';
 
 export const Part: EntityType = defineEntityType({
   name: 'Part',
@@ -130,6 +131,33 @@ export const edgeGuids = [
   '0a1b2c3d-4e5f-6789-abcd-ef0123456789',
   'ffffffff-ffff-ffff-ffff-ffffffffffff',
 ] as const;
+
+/**
+ * The testing kit's options for Thing in the differential tests: every construct it generates (paths, lambdas and
+ * counts two navigations deep, every function, a bare null where a value is taken, mixed types, casts, `$orderby`
+ * expressions), with the edge values above as what rows hold and literals are drawn from.
+ */
+export const thingKit = {
+  navigation: 2,
+  functions: [...filterFunctions, ...moreFilterFunctions],
+  nulls: true,
+  mixedTypes: true,
+  casts: true,
+  orderByExpressions: true,
+  values: {
+    S: edgeStrings,
+    T: edgeStrings,
+    Name: edgeStrings,
+    I: [...edgeInt32, -20, 5, 20],
+    Q: [0, 1, -1, 2, 3, -3],
+    L: edgeInt64,
+    D: edgeDecimals,
+    F: [...edgeDoubles, 7.5],
+    Day: edgeDates,
+    At: [...edgeInstants, '2024-02-29T14:30:45.678+02:00'],
+    G: [...edgeGuids, '0A1B2C3D-4E5F-6789-ABCD-EF0123456789'],
+  },
+} satisfies QueryArbitraryOptions;
 
 const nullable = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { nil: null, freq: 4 });
 
