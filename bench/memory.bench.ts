@@ -7,7 +7,9 @@
 //    a local offset (`+05:45`, `-03:30`, up to 7 fractional digits, as .NET writes them).
 // 2. For each filter, verifies outside timing that ours (`compileQuery(...).matches`) and a
 //    hand-written JavaScript predicate with the same semantics pick the same rows, and counts what
-//    odata-v4-inmemory (`createFilter(text)`) picks; then rows per second for all three.
+//    odata-v4-inmemory (`createFilter(text)`) picks; then rows per second for all three, timed by the
+//    testing kit's filter benchmark (`runFilterBench` of odata-engine/bench, what `odata-engine bench`
+//    runs): rounds interleaved, the median and the spread.
 // 3. `$orderby=UnitPrice desc&$top=10` (a bounded heap) against a full `rows.slice().sort(...)`
 //    and against ours without `$top`.
 // Results are printed and written as markdown to bench/results/memory.md.
@@ -30,6 +32,8 @@ import {
 type Engine = typeof import('../src/index.js');
 type Memory = typeof import('../src/backends/memory/index.js');
 type CompiledQuery = import('../src/backends/memory/index.js').CompiledQuery;
+type FilterBench = typeof import('../src/server/filter-bench.js');
+type BackendTiming = import('../src/server/filter-bench.js').BackendTiming;
 
 /** odata-v4-inmemory's entry point (its typings say `any`). */
 type PeerCreateFilter = (filter: string) => (row: unknown) => unknown;
@@ -379,20 +383,6 @@ const filterCases: readonly FilterCase[] = [
 // ── Implementations ─────────────────────────────────────────────────────────
 
 type Predicate = (row: Line) => boolean;
-type Counter = (rows: readonly Line[], predicate: Predicate) => number;
-
-/**
- * A fresh counting loop per task (its own function, so its own type feedback): each implementation's
- * call site stays monomorphic and the JIT may inline what it calls, as in a program with one filter.
- */
-function newCounter(): Counter {
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  return new Function(
-    'rows',
-    'predicate',
-    'let n = 0; for (let i = 0; i < rows.length; i++) if (predicate(rows[i])) n++; return n;',
-  ) as Counter;
-}
 
 interface PeerFilter {
   readonly predicate?: Predicate;
@@ -503,10 +493,9 @@ function verify(rows: readonly Line[], ours: CompiledQuery, hand: Predicate, pee
 
 // ── Timing ──────────────────────────────────────────────────────────────────
 
-/** Every iteration scans the whole million rows, so ten iterations suffice. */
-const scanBenchOptions = { time: 0, iterations: 10, warmupTime: 0, warmupIterations: 1, throws: true } as const;
-/** odata-v4-inmemory takes ~0.1–1 s per scan. */
-const peerScanBenchOptions = { ...scanBenchOptions, iterations: 3 } as const;
+/** Rounds per filter and implementation, each at least ROUND_MS long (at least one scan: odata-v4-inmemory takes 0.1–1 s). */
+const ROUNDS = 5;
+const ROUND_MS = 300;
 const sortBenchOptions = { time: 0, iterations: 3, warmupTime: 0, warmupIterations: 1, throws: true } as const;
 
 interface Timing {
@@ -515,22 +504,6 @@ interface Timing {
 }
 
 let sink: unknown;
-
-async function timeScan(
-  name: string,
-  rows: readonly Line[],
-  predicate: Predicate,
-  options: typeof scanBenchOptions | typeof peerScanBenchOptions,
-): Promise<Timing> {
-  const bench = new Bench({ name, ...options });
-  const count = newCounter();
-  bench.add(name, () => {
-    sink = count(rows, predicate);
-  });
-  await bench.run();
-  const task = bench.getTask(name)!;
-  return { ms: meanLatencyMs(task), rme: relativeMargin(task) };
-}
 
 async function timeOnce(name: string, fn: () => unknown): Promise<Timing> {
   const bench = new Bench({ name, ...sortBenchOptions });
@@ -558,12 +531,8 @@ async function loadMemory(): Promise<Memory> {
   }
 }
 
-function rowsPerSecond(t: Timing): number {
-  return (ROW_COUNT * 1000) / t.ms;
-}
-
-function cell(t: Timing | undefined): string {
-  return t === undefined ? 'n/a' : `${formatInt(rowsPerSecond(t))} ±${t.rme.toFixed(1)}%`;
+function cell(t: BackendTiming | undefined): string {
+  return t === undefined ? 'n/a' : `${formatInt(t.median)} ±${((t.spread / 2) * 100).toFixed(1)}%`;
 }
 
 /** What is known about odata-v4-inmemory 0.1.9 from its source (lib/FilterVisitor.js), to read its counts by. */
@@ -708,36 +677,58 @@ export async function run(): Promise<void> {
   );
   console.log(`\nMatch counts (verified row for row outside timing):\n\n${semanticsMd}\n`);
 
-  // ── filters: time ──
+  // ── filters: time, with the testing kit's filter benchmark ──
   console.log('Rows per second …');
+  const bench = (await import('../dist/bench.js' as string)) as FilterBench;
+  const model = engine.defineModel({ namespace: 'Bench', entitySets: { Lines: { type: lineType } } });
+  let result: Awaited<ReturnType<FilterBench['runFilterBench']>> | undefined;
+  // (odata-v4-inmemory logs from inside its predicates: console.log is muted while the benchmark runs)
+  await withMutedLogAsync(async () => {
+    result = await bench.runFilterBench({
+      model,
+      set: 'Lines',
+      rows,
+      filters: prepared.map((f) => f.c.filter),
+      predicates: Object.fromEntries(prepared.map((f) => [f.c.filter, f.c.hand as (row: unknown) => boolean])),
+      others: {
+        'odata-v4-inmemory': (filter) => {
+          const peer = prepared.find((f) => f.c.filter === filter)?.peer;
+          if (peer?.predicate === undefined) throw new Error(peer?.unavailable ?? 'not available');
+          return peer.predicate as (row: unknown) => unknown;
+        },
+      },
+      sqlite: false,
+      rounds: ROUNDS,
+      roundMs: ROUND_MS,
+      progress: (label, done, total) => process.stdout.write(`\r  ${label} ${done}/${total}   `),
+    });
+  });
+  process.stdout.write('\n');
   const speedRows: string[][] = [];
-  for (const { c, compiled, peer, verified } of prepared) {
-    const oursTime = await timeScan(`${c.label} · ours`, rows, compiled.matches, scanBenchOptions);
-    const handTime = await timeScan(`${c.label} · hand-written`, rows, c.hand, scanBenchOptions);
-    let peerTime: Timing | undefined;
-    const peerPredicate = peer.predicate;
-    if (peerPredicate !== undefined && verified.peer.kind === 'ran') {
-      await withMutedLogAsync(async () => {
-        peerTime = await timeScan(`${c.label} · odata-v4-inmemory`, rows, peerPredicate, peerScanBenchOptions);
-      });
-    }
-    const ratio = oursTime.ms / handTime.ms;
-    const speedUp = peerTime === undefined ? undefined : peerTime.ms / oursTime.ms;
-    const dagger = verified.peer.kind === 'ran' && verified.peer.disagreements > 0 ? ' †' : '';
+  result!.entries.forEach((entry, i) => {
+    const { c, verified } = prepared[i]!;
+    const ours = entry.timings['memory']!;
+    const hand = entry.timings['predicate'];
+    const peerTime = entry.timings['odata-v4-inmemory'];
+    if (hand === undefined) notes.push(`[${c.label}] hand-written not timed: ${entry.problems['predicate'] ?? ''}`);
+    // time ratios, from rows per second
+    const ratio = hand === undefined ? undefined : hand.median / ours.median;
+    const speedUp = peerTime === undefined ? undefined : ours.median / peerTime.median;
+    const dagger = entry.problems['odata-v4-inmemory'] !== undefined && peerTime !== undefined ? ' †' : '';
     const row = [
       c.label,
       formatInt(verified.ours),
-      cell(oursTime),
-      cell(handTime),
+      cell(ours),
+      cell(hand),
       peerTime === undefined ? 'n/a' : `${cell(peerTime)}${dagger}`,
-      `${ratio.toFixed(2)}× ${ratio <= 1.5 ? '✓' : '✗'}`,
+      ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}× ${ratio <= 1.5 ? '✓' : '✗'}`,
       speedUp === undefined ? 'n/a' : `${speedUp.toFixed(1)}×${dagger === '' ? (speedUp >= 10 ? ' ✓' : ' ✗') : dagger}`,
     ];
     speedRows.push(row);
     console.log(
       `  ${c.label}: ours ${row[2]} · hand-written ${row[3]} · odata-v4-inmemory ${row[4]} → ours ÷ hand ${row[5]}, vs inmemory ${row[6]}`,
     );
-  }
+  });
   const speedMd = markdownTable(
     [
       'filter',
@@ -834,10 +825,12 @@ export async function run(): Promise<void> {
     '',
     '## Rows per second',
     '',
-    `tinybench: ${scanBenchOptions.iterations} scans of the million rows per task after ${scanBenchOptions.warmupIterations} ` +
-      `warm-up scan (${peerScanBenchOptions.iterations} for odata-v4-inmemory); ± is the relative margin of error. ` +
-      'Goals: ours ÷ hand-written time ≤ 1.5×; ours ≥ 10× faster than odata-v4-inmemory. ' +
-      '† odata-v4-inmemory returns different rows there, so the comparison is not like for like.',
+    "Timed by the testing kit's filter benchmark (`runFilterBench` of odata-engine/bench, what `odata-engine bench` " +
+      `runs, here with the memory backend, the hand-written predicates and odata-v4-inmemory as another implementation): ` +
+      `${ROUNDS} rounds per filter, interleaved across the three, each repeating full scans of the million rows for at ` +
+      `least ${ROUND_MS} ms (at least one scan), in a counting loop of its own per filter and implementation; the ` +
+      'median of the rounds, ± half their spread. Goals: ours ÷ hand-written time ≤ 1.5×; ours ≥ 10× faster than ' +
+      'odata-v4-inmemory. † odata-v4-inmemory returns different rows there, so the comparison is not like for like.',
     '',
     speedMd,
     '',

@@ -19,6 +19,12 @@ import fc from 'fast-check';
 
 export type BenchBackend = 'memory' | 'sqlite' | 'postgres' | 'mysql' | 'predicate';
 
+/** A column of the results: a backend, or the name of one of `others`. */
+export type BenchColumn = BenchBackend | (string & Record<never, never>);
+
+/** Makes a row predicate from a filter's text: another implementation to time (a peer library, your own). */
+export type FilterImplementation = (filter: string) => (row: Row) => unknown;
+
 /** A hand-written predicate per filter text, over rows in row form (decimals and Int64 as text: docs/backends.md). */
 export type Predicates = Readonly<Record<string, (row: Row) => boolean>>;
 
@@ -33,6 +39,13 @@ export interface FilterBenchOptions {
   readonly postgresUrl?: string;
   readonly mysqlUrl?: string;
   readonly predicates?: Predicates;
+  /** SQLite too (in memory, the rows loaded into a table made from the model); default true. */
+  readonly sqlite?: boolean;
+  /**
+   * Other implementations timed beside, by name. One that throws making a filter's predicate cannot run it; one that
+   * keeps other rows than the memory backend is timed all the same, and the difference reported.
+   */
+  readonly others?: Readonly<Record<string, FilterImplementation>>;
   /** Timed rounds per filter and backend (the median is reported, and the spread); default 3. */
   readonly rounds?: number;
   /** Each round repeats a filter for at least this long; default 200 ms. */
@@ -53,16 +66,16 @@ export interface FilterBenchEntry {
   readonly filter: string;
   /** Rows the memory backend keeps. */
   readonly matched: number;
-  readonly timings: Partial<Record<BenchBackend, BackendTiming>>;
+  readonly timings: Partial<Record<BenchColumn, BackendTiming>>;
   /** A backend that refused the filter (a 400 or 501) or answered other rows than the memory backend, and why. */
-  readonly problems: Partial<Record<BenchBackend, string>>;
+  readonly problems: Partial<Record<BenchColumn, string>>;
 }
 
 export interface FilterBenchResult {
   readonly set: string;
   readonly rows: number;
-  /** The backends run, in column order. */
-  readonly backends: readonly BenchBackend[];
+  /** The backends run, and the other implementations, in column order. */
+  readonly backends: readonly BenchColumn[];
   /** Backends left out, and why (a server not reachable). */
   readonly skipped: Partial<Record<BenchBackend, string>>;
   readonly entries: readonly FilterBenchEntry[];
@@ -117,7 +130,7 @@ async function loadStores(
     (done, total) =>
       options.progress?.(label, done, total);
   const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
-  {
+  if (options.sqlite !== false) {
     const { openSqliteStore } = await import('../service/sqlite.js');
     const store = await openSqliteStore(':memory:', { model });
     await fill(store, collection, rows, progress('loading SQLite'));
@@ -184,6 +197,22 @@ async function loadStores(
   return loaded;
 }
 
+type Counter = (rows: readonly Row[], predicate: (row: Row) => unknown) => number;
+
+/**
+ * A counting loop of its own for each implementation and filter (a new function, so new type feedback): its call
+ * site stays monomorphic and the JIT may inline the predicate, as in a program with that one filter. A loop shared by
+ * every filter would make each predicate pay for the others'.
+ */
+function newCounter(): Counter {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  return new Function(
+    'rows',
+    'predicate',
+    'let n = 0; for (let i = 0; i < rows.length; i++) if (predicate(rows[i])) n++; return n;',
+  ) as Counter;
+}
+
 /** Seconds per run of `work`, repeated for at least `ms` (at least once). */
 async function timeOnce(work: () => unknown, ms: number): Promise<number> {
   let runs = 0;
@@ -238,15 +267,20 @@ export async function runFilterBench(options: FilterBenchOptions): Promise<Filte
   const roundMs = options.roundMs ?? 200;
   const skipped: Partial<Record<BenchBackend, string>> = {};
   const stores = await loadStores(options, collection, skipped);
-  const backends: BenchBackend[] = ['memory', ...stores.keys()];
+  const others = Object.entries(options.others ?? {});
+  const backends: BenchColumn[] = ['memory', ...stores.keys()];
   if (options.predicates !== undefined) backends.push('predicate');
+  for (const [name] of others) {
+    if (backends.includes(name)) throw new Error(`${name} names a backend: give the other implementation another name`);
+    backends.push(name);
+  }
   const entries: FilterBenchEntry[] = [];
   let disagreement = false;
   try {
     for (let f = 0; f < filters.length; f++) {
       const filter = filters[f]!;
       options.progress?.('filters', f, filters.length);
-      const problems: Partial<Record<BenchBackend, string>> = {};
+      const problems: Partial<Record<BenchColumn, string>> = {};
       const bound = bind(entityType, filter, false);
       const keysBound = bind(entityType, filter, true);
       const { matches } = compileQuery(bound);
@@ -255,12 +289,12 @@ export async function runFilterBench(options: FilterBenchOptions): Promise<Filte
         rows.filter((row) => matches(row)),
       );
       // what each backend runs when timed: a count of the rows its filter keeps
-      const runs = new Map<BenchBackend, () => unknown>();
-      runs.set('memory', () => {
-        let n = 0;
-        for (const row of rows) if (matches(row)) n++;
-        return n;
-      });
+      const runs = new Map<BenchColumn, () => unknown>();
+      const counting = (predicate: (row: Row) => unknown): (() => number) => {
+        const count = newCounter();
+        return () => count(rows, predicate);
+      };
+      runs.set('memory', counting(matches));
       for (const [name, { store }] of stores) {
         try {
           const answer = await store.read(collection, keysBound);
@@ -288,16 +322,26 @@ export async function runFilterBench(options: FilterBenchOptions): Promise<Filte
           if (actual.join('\n') !== expected.join('\n')) {
             problems.predicate = describeDifference(expected, actual);
             disagreement = true;
-          } else
-            runs.set('predicate', () => {
-              let n = 0;
-              for (const row of rows) if (predicate(row)) n++;
-              return n;
-            });
+          } else runs.set('predicate', counting(predicate));
         }
       }
+      for (const [name, implementation] of others) {
+        let predicate: (row: Row) => unknown;
+        try {
+          predicate = implementation(filter);
+          const actual = keysOf(
+            entityType,
+            rows.filter((row) => predicate(row)),
+          );
+          if (actual.join('\n') !== expected.join('\n')) problems[name] = describeDifference(expected, actual);
+        } catch (error) {
+          problems[name] = `cannot run it: ${oneLine(error)}`;
+          continue;
+        }
+        runs.set(name, counting(predicate));
+      }
       // rounds interleave the backends, so that a slow moment of the machine falls on all of them
-      const perRound = new Map<BenchBackend, number[]>();
+      const perRound = new Map<BenchColumn, number[]>();
       for (let round = 0; round < rounds; round++) {
         for (const [name, run] of runs) {
           const seconds = await timeOnce(run, roundMs);
@@ -306,7 +350,7 @@ export async function runFilterBench(options: FilterBenchOptions): Promise<Filte
           perRound.set(name, list);
         }
       }
-      const timings: Partial<Record<BenchBackend, BackendTiming>> = {};
+      const timings: Partial<Record<BenchColumn, BackendTiming>> = {};
       for (const [name, list] of perRound) {
         const middle = median(list);
         timings[name] = { rounds: list, median: middle, spread: (Math.max(...list) - Math.min(...list)) / middle };
@@ -409,6 +453,11 @@ function table(header: readonly string[], body: readonly (readonly string[])[]):
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
+/** A column's name in tables and charts. */
+export function columnLabel(column: BenchColumn): string {
+  return column in backendLabels ? backendLabels[column as BenchBackend] : column;
+}
+
 /** The baseline of the ratios: the hand-written predicates when given, else the memory backend. */
 export function baselineOf(result: FilterBenchResult): BenchBackend {
   return result.backends.includes('predicate') ? 'predicate' : 'memory';
@@ -417,14 +466,16 @@ export function baselineOf(result: FilterBenchResult): BenchBackend {
 /** The result as markdown: rows per second with the spread, then each backend's time as a ratio to the baseline. */
 export function formatFilterBench(result: FilterBenchResult): string {
   const base = baselineOf(result);
-  const header = ['filter', 'kept', ...result.backends.map((b) => `${backendLabels[b]} rows/s`)];
+  const header = ['filter', 'kept', ...result.backends.map((b) => `${columnLabel(b)} rows/s`)];
   const rates = result.entries.map((entry) => [
     entry.filter,
     String(entry.matched),
     ...result.backends.map((b) => {
       const timing = entry.timings[b];
       if (timing === undefined) return entry.problems[b] === undefined ? '' : '✗ see below';
-      return `${formatRate(timing.median)} ±${Math.round((timing.spread / 2) * 100)}%`;
+      // (timed, but its rows differ: the comparison is not like for like)
+      const differs = entry.problems[b] === undefined ? '' : ' †';
+      return `${formatRate(timing.median)} ±${Math.round((timing.spread / 2) * 100)}%${differs}`;
     }),
   ]);
   const others = result.backends.filter((b) => b !== base);
@@ -457,13 +508,18 @@ export function formatFilterBench(result: FilterBenchResult): string {
       '',
       `Time per filter as a multiple of ${backendLabels[base]}'s (lower is faster):`,
       '',
-      table(['filter', ...others.map((b) => backendLabels[b])], ratioRows),
+      table(['filter', ...others.map(columnLabel)], ratioRows),
     );
-  const problems = result.entries.flatMap((entry) =>
-    Object.entries(entry.problems).map(([b, why]) => `- ${entry.filter}: ${backendLabels[b as BenchBackend]} ${why}`),
-  );
-  if (problems.length > 0) parts.push('', 'Not timed:', ...problems);
-  const skipped = Object.entries(result.skipped).map(([b, why]) => `- ${backendLabels[b as BenchBackend]}: ${why}`);
+  const problems = (timed: boolean) =>
+    result.entries.flatMap((entry) =>
+      Object.entries(entry.problems)
+        .filter(([b]) => (entry.timings[b] !== undefined) === timed)
+        .map(([b, why]) => `- ${entry.filter}: ${columnLabel(b)} ${why}`),
+    );
+  if (problems(false).length > 0) parts.push('', 'Not timed:', ...problems(false));
+  if (problems(true).length > 0)
+    parts.push('', 'Timed, but other rows than the memory backend (†):', ...problems(true));
+  const skipped = Object.entries(result.skipped).map(([b, why]) => `- ${columnLabel(b)}: ${why}`);
   if (skipped.length > 0) parts.push('', 'Skipped (not reachable):', ...skipped);
   return parts.join('\n');
 }
@@ -475,13 +531,17 @@ const COLORS: Readonly<Record<BenchBackend, string>> = {
   mysql: '#ccbb44',
   predicate: '#ee6677',
 };
+/** The other implementations' bars, in turn. */
+const OTHER_COLORS = ['#aa3377', '#bbbbbb', '#999933', '#882255'] as const;
 
 const escapeXml = (text: string): string =>
   text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
 /** A bar chart of rows per second (logarithmic axis), one group of bars per filter, one bar per backend. */
 export function filterBenchSvg(result: FilterBenchResult): string {
-  const rates = result.entries.flatMap((e) => Object.values(e.timings).map((t) => t.median));
+  const rates = result.entries.flatMap((e) =>
+    Object.values(e.timings).flatMap((t) => (t === undefined ? [] : [t.median])),
+  );
   const low = Math.floor(Math.log10(Math.max(1, Math.min(...rates, 1e6))));
   const high = Math.ceil(Math.log10(Math.max(...rates, 10)));
   const left = 130;
@@ -499,13 +559,17 @@ export function filterBenchSvg(result: FilterBenchResult): string {
     y += 18;
     for (const backend of result.backends) {
       const timing = entry.timings[backend];
-      out.push(`<text x="${left - 6}" y="${y + bar - 3}" text-anchor="end">${backendLabels[backend]}</text>`);
+      const color =
+        backend in COLORS
+          ? COLORS[backend as BenchBackend]
+          : OTHER_COLORS[result.backends.indexOf(backend) % OTHER_COLORS.length]!;
+      out.push(`<text x="${left - 6}" y="${y + bar - 3}" text-anchor="end">${escapeXml(columnLabel(backend))}</text>`);
       if (timing === undefined) {
         out.push(`<text x="${left + 4}" y="${y + bar - 3}" fill="#aa3333">not timed</text>`);
       } else {
         const end = x(timing.median);
         out.push(
-          `<rect x="${left}" y="${y}" width="${Math.max(1, end - left).toFixed(1)}" height="${bar}" fill="${COLORS[backend]}"/>`,
+          `<rect x="${left}" y="${y}" width="${Math.max(1, end - left).toFixed(1)}" height="${bar}" fill="${color}"/>`,
           `<text x="${(end + 4).toFixed(1)}" y="${y + bar - 3}">${formatRate(timing.median)}</text>`,
         );
       }

@@ -85,6 +85,43 @@ describe('runFilterBench', () => {
     expect(svg).toContain('not timed');
   }, 120_000);
 
+  it('times other implementations beside, even where their rows differ, and leaves SQLite out when asked', async () => {
+    const filters = ["Meter eq 'M-3'", 'not (Value lt 50)', 'Value gt 100'];
+    const result = await runFilterBench({
+      model,
+      set: 'Readings',
+      rows,
+      filters,
+      sqlite: false,
+      others: {
+        // a peer's semantics: a null Value compares as 0 (JavaScript's `<` on null), so `not` drops it
+        'js-coercing': (filter) => {
+          if (filter === "Meter eq 'M-3'") return (row) => row['Meter'] === 'M-3';
+          if (filter === 'not (Value lt 50)') return (row) => !((row['Value'] as number | null)! < 50);
+          throw new Error(`no gt in this one: ${filter}`);
+        },
+      },
+      rounds: 2,
+      roundMs: 5,
+    });
+    expect(result.backends).toEqual(['memory', 'js-coercing']);
+    const [eq, not, gt] = result.entries;
+    expect(eq!.timings['js-coercing']).toBeDefined();
+    expect(eq!.problems).toEqual({});
+    // timed all the same, and the difference said
+    expect(not!.timings['js-coercing']).toBeDefined();
+    expect(not!.problems['js-coercing']).toMatch(/rows where the memory backend keeps/);
+    expect(gt!.timings['js-coercing']).toBeUndefined();
+    expect(gt!.problems['js-coercing']).toMatch(/cannot run it: no gt in this one/);
+    const text = formatFilterBench(result);
+    expect(text).toContain('js-coercing rows/s');
+    expect(text).toMatch(/not \(Value lt 50\) \|.*†/);
+    expect(filterBenchSvg(result)).toContain('>js-coercing</text>');
+    await expect(
+      runFilterBench({ model, set: 'Readings', rows, filters, sqlite: false, others: { memory: () => () => true } }),
+    ).rejects.toThrow(/memory names a backend/);
+  });
+
   it('skips a server it cannot reach, and says so', async () => {
     const result = await runFilterBench({
       model,
