@@ -33,6 +33,7 @@ export {
   type QueryArbitraryOptions,
   type QueryOptionName,
 } from './queries.js';
+export { applyOf, type ApplyOptions, type GeneratedApply } from './apply.js';
 export { oracle, type OracleAnswer } from './oracle.js';
 export {
   checkAgainstOracle,

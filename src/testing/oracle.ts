@@ -7,7 +7,8 @@ import { relatedRowsOf } from '../backends/memory/related.js';
 import type { EntityType, Row } from '../model/schema.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { validateQuery } from '../validate/bind.js';
-import type { BoundExpr, BoundQuery } from '../validate/bound.js';
+import type { BoundApply, BoundExpr, BoundQuery } from '../validate/bound.js';
+import { runApply } from '../backends/memory/apply.js';
 import { rowFormOf } from '../values/cast.js';
 import type { Value } from '../values/read.js';
 import { keyOf } from './values.js';
@@ -40,7 +41,7 @@ export function oracle(
   const bound = validateQuery(parsed, entityType);
   const relatedRows = relatedRowsOf((type) => (type === entityType ? rows : (related[type.name] ?? [])));
   const compiled = compileQuery(bound, { related: relatedRows });
-  const result = compiled.run(rows);
+  const result = compiled.run(bound.apply === undefined ? rows : applied(bound.apply, rows, relatedRows));
   const requested = bound.orderBy.filter((item) => !item.tieBreak);
   const order = comparatorOf(sortKeysOf(requested, new ClosureCompiler(relatedRows)));
   const filterText = parsed.text.$filter ?? '';
@@ -51,6 +52,15 @@ export function oracle(
     tie: (a, b) => order(a, b) === 0,
     explain: (row) => explainRow(bound, filterText, compiled.matches(row), row, relatedRows),
   };
+}
+
+/**
+ * What `$apply` gives: its transformations over the rows in their entity type's default order (the key last), as the
+ * service reads them from any store; the query's other options then read these.
+ */
+function applied(apply: BoundApply, rows: readonly Row[], related: RelatedRows): Row[] {
+  const inOrder = compileQuery(validateQuery(parseQuery(''), apply.input), { related }).run(rows).rows;
+  return runApply(inOrder, apply, { related });
 }
 
 /** Boolean nodes a reader wants to see the value of: conditions and what joins them. */

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import type { EntityType } from '../model/schema.js';
 import { isOrdered } from '../values/edm.js';
+import { applyOf, outputOrder, totalOrder, type ApplyOptions } from './apply.js';
 import { filterOf, orderItemOf, type FilterOptions } from './filters.js';
 
 /** A generated query: each option's text as written, and the query string that carries them. */
@@ -12,10 +13,14 @@ export interface GeneratedQuery {
   readonly text: string;
 }
 
-export type QueryOptionName = '$filter' | '$orderby' | '$select' | '$top' | '$skip' | '$count';
+export type QueryOptionName = '$filter' | '$orderby' | '$select' | '$top' | '$skip' | '$count' | '$apply';
 
-export interface QueryArbitraryOptions extends FilterOptions {
-  /** The options to generate (default `$filter`, `$orderby`, `$select`, `$top` and `$skip`; `$count` on request). */
+export interface QueryArbitraryOptions extends ApplyOptions {
+  /**
+   * The options to generate (default `$filter`, `$orderby`, `$select`, `$top` and `$skip`; `$count` and `$apply` on
+   * request). With `$apply`, one query in three is a pipeline (`applyOf`) with `$orderby` over what it gives, paged
+   * only when that order names all of it, and `$count` when asked for.
+   */
   readonly include?: readonly QueryOptionName[];
   /**
    * `$orderby` items that are expressions besides properties (`length(S)`, `D add 1`, and literals, the same for
@@ -97,9 +102,45 @@ export function queryText(options: Readonly<Partial<Record<QueryOptionName, stri
  * order and are compared as a set within each tie.
  */
 export function queryOf(entityType: EntityType, options: QueryArbitraryOptions = {}): fc.Arbitrary<GeneratedQuery> {
-  const include = new Set(options.include ?? ['$filter', '$orderby', '$select', '$top', '$skip']);
+  const include = new Set<QueryOptionName>(options.include ?? ['$filter', '$orderby', '$select', '$top', '$skip']);
   const maybe = <T>(on: boolean, arb: fc.Arbitrary<T>, freq = 3): fc.Arbitrary<T | undefined> =>
     on ? fc.option(arb, { nil: undefined, freq }) : fc.constant(undefined);
+  const plain = plainQueryOf(entityType, options, include, maybe);
+  if (!include.has('$apply')) return plain;
+  const applied = fc
+    .record({
+      apply: applyOf(entityType, options),
+      // an order by all of what it gives (then paged when asked), or by the first of it alone
+      order: fc.option(fc.tuple(fc.boolean(), outputOrder), { nil: undefined }),
+      top: maybe(include.has('$top'), fc.nat(6), 2),
+      skip: maybe(include.has('$skip'), fc.nat(4), 2),
+      count: maybe(include.has('$count'), fc.constant('true'), 2),
+    })
+    .map(({ apply, order, top, skip, count }): GeneratedQuery => {
+      const chosen: Partial<Record<QueryOptionName, string>> = { $apply: apply.text };
+      const total = order !== undefined && order[0];
+      if (order !== undefined && include.has('$orderby')) {
+        const text = totalOrder(apply.output, order[1]);
+        chosen.$orderby = total ? text : text.split(',')[0]!;
+      }
+      // a page of what `$apply` gives is one set of rows only in an order by all of it
+      if (total && include.has('$orderby')) {
+        if (top !== undefined) chosen.$top = String(top);
+        if (skip !== undefined) chosen.$skip = String(skip);
+      }
+      if (count !== undefined) chosen.$count = count;
+      return { options: chosen, text: queryText(chosen) };
+    });
+  return fc.oneof({ weight: 2, arbitrary: plain }, { weight: 1, arbitrary: applied });
+}
+
+/** A query without `$apply` (see queryOf). */
+function plainQueryOf(
+  entityType: EntityType,
+  options: QueryArbitraryOptions,
+  include: ReadonlySet<QueryOptionName>,
+  maybe: <T>(on: boolean, arb: fc.Arbitrary<T>, freq?: number) => fc.Arbitrary<T | undefined>,
+): fc.Arbitrary<GeneratedQuery> {
   return fc
     .record({
       filter: maybe(include.has('$filter'), filterOf(entityType, options), 5),

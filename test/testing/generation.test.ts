@@ -113,6 +113,43 @@ describe('generated filters', () => {
     }
   });
 
+  it('$apply pipelines bind, and every transformation and aggregation method appears', () => {
+    for (const entityType of [Thing, POLineItem, WorkOrder]) {
+      const queries = fc.sample(queryOf(entityType, { include: ['$apply', '$orderby', '$top', '$skip', '$count'] }), {
+        numRuns: CASES,
+        seed: 31,
+      });
+      const constructs: Record<string, RegExp> = {
+        filter: /^filter\(/,
+        compute: /compute\(/,
+        groupby: /groupby\(/,
+        aggregate: /aggregate\(/,
+        sum: / with sum /,
+        average: / with average /,
+        min: / with min /,
+        max: / with max /,
+        countdistinct: / with countdistinct /,
+        count: /\$count as/,
+        orderby: /\/orderby\(/,
+        'top or skip': /\/(top|skip)\(/,
+      };
+      const uses = new Map<string, number>();
+      let applied = 0;
+      for (const query of queries) {
+        validateQuery(parseQuery(query.text), entityType); // throws if not
+        const apply = query.options.$apply;
+        if (apply === undefined) continue;
+        applied++;
+        for (const [name, pattern] of Object.entries(constructs))
+          if (pattern.test(apply)) uses.set(name, (uses.get(name) ?? 0) + 1);
+      }
+      const perThousand = Object.fromEntries([...uses].map(([name, n]) => [name, Math.round((n * 1000) / applied)]));
+      console.log(`${entityType.name}: ${applied} of ${CASES} queries with $apply; per 1,000 of them:`, perThousand);
+      expect(applied).toBeGreaterThan(CASES / 5);
+      for (const name of Object.keys(constructs)) expect(uses.get(name) ?? 0).toBeGreaterThan(applied / 50);
+    }
+  });
+
   it('with nulls, a bare null appears where a value is taken, and every filter still binds', () => {
     let withNull = 0;
     for (const entityType of [Thing, POLineItem]) {
