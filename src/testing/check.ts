@@ -4,6 +4,9 @@
 import fc from 'fast-check';
 import type { EntityType, Property, Row } from '../model/schema.js';
 import { comparer } from '../values/compare.js';
+import { ClosureCompiler } from '../backends/memory/closures.js';
+import { comparatorOf, sortKeysOf } from '../backends/memory/order.js';
+import type { BoundExpand, BoundQuery } from '../validate/bound.js';
 import { oracle, type OracleAnswer } from './oracle.js';
 import { queryOf, type GeneratedQuery, type QueryArbitraryOptions } from './queries.js';
 import { dataSetOf, keyOf, readAs, rowsOf, typesWithin, valueText, type DataSet, type RowsOptions } from './values.js';
@@ -39,6 +42,8 @@ export interface CheckOptions extends QueryArbitraryOptions {
    * remote service that cannot be written): then only queries are generated, with literals from these rows.
    */
   readonly rows?: RowsOptions | readonly Row[];
+  /** With `navigation`: whether a generated foreign key may name no row (default true; see DataSetOptions). */
+  readonly danglingKeys?: boolean;
   /** With fixed `rows` and `navigation`: the rows the implementation holds of the related entity types, by name. */
   readonly related?: Readonly<Record<string, readonly Row[]>>;
   /** Runs (data sets) to try; default 100. */
@@ -105,7 +110,11 @@ export async function checkAgainstOracle(
     fixed !== undefined
       ? fc.constant(fixed)
       : steps > 0
-        ? dataSetOf(entityType, { ...rowsOptions, navigation: steps })
+        ? dataSetOf(entityType, {
+            ...rowsOptions,
+            navigation: steps,
+            ...(options.danglingKeys === undefined ? {} : { danglingKeys: options.danglingKeys }),
+          })
         : rowsOf(entityType, rowsOptions).map((rows) => ({ rows, related: {} }));
   let queries = 0;
   let loaded: DataSet | undefined;
@@ -226,44 +235,93 @@ function differencesOf(
     bound.apply === undefined
       ? (row: Row) => keyOf(entityType, row)
       : (row: Row) => bound.select.map((p) => `${p.name}=${valueText(p, row[p.name])}`).join(',');
-  const byKey = new Map(actual.rows.map((row) => [rowKey(row), row]));
-  const expectedKeys = new Set(expected.rows.map((row) => rowKey(row)));
-  for (const row of expected.rows) {
+  out.push(...rowDifferences(bound, rowKey, expected.tie, expected.rows, actual.rows, ''));
+  return out;
+}
+
+/**
+ * The differences between two answers to one query (the whole query's, or an expansion's related rows under `at`):
+ * the same rows matched by `rowKey`, each in the oracle's place up to rows that `tie`, with the same selected values
+ * and the same expansions.
+ */
+function rowDifferences(
+  bound: BoundQuery,
+  rowKey: (row: Row) => string,
+  tie: (a: Row, b: Row) => boolean,
+  expected: readonly Row[],
+  actual: readonly Row[],
+  at: string,
+): string[] {
+  const out: string[] = [];
+  const byKey = new Map(actual.map((row) => [rowKey(row), row]));
+  const expectedKeys = new Set(expected.map((row) => rowKey(row)));
+  for (const row of expected) {
     const key = rowKey(row);
-    if (!byKey.has(key)) out.push(`(${key}) is in the oracle's answer only`);
+    if (!byKey.has(key)) out.push(`${at}(${key}) is in the oracle's answer only`);
   }
-  for (const row of actual.rows) {
+  for (const row of actual) {
     const key = rowKey(row);
-    if (!expectedKeys.has(key)) out.push(`(${key}) is in the implementation's answer only`);
+    if (!expectedKeys.has(key)) out.push(`${at}(${key}) is in the implementation's answer only`);
   }
-  if (actual.rows.length !== byKey.size) out.push(`the implementation answers a row more than once`);
+  if (actual.length !== byKey.size) out.push(`${at}the implementation answers a row more than once`);
   if (out.length > 0) return out;
   // the same rows: each in the oracle's place, up to rows that tie on the requested order
-  for (let start = 0; start < expected.rows.length;) {
+  for (let start = 0; start < expected.length;) {
     let end = start + 1;
-    while (end < expected.rows.length && expected.tie(expected.rows[start]!, expected.rows[end]!)) end++;
-    const group = new Set(expected.rows.slice(start, end).map((row) => rowKey(row)));
+    while (end < expected.length && tie(expected[start]!, expected[end]!)) end++;
+    const group = new Set(expected.slice(start, end).map((row) => rowKey(row)));
     for (let i = start; i < end; i++) {
-      const key = rowKey(actual.rows[i]!);
+      const key = rowKey(actual[i]!);
       if (!group.has(key))
         out.push(
-          `position ${i}: the implementation has (${key}), the oracle one of ${[...group].map((k) => `(${k})`).join(', ')}`,
+          `${at}position ${i}: the implementation has (${key}), the oracle one of ${[...group].map((k) => `(${k})`).join(', ')}`,
         );
     }
     start = end;
   }
-  for (const row of expected.rows) {
+  for (const row of expected) {
     const key = rowKey(row);
     const other = byKey.get(key)!;
-    for (const property of expected.bound.select) {
-      if (!(property.name in other)) out.push(`(${key}) ${property.name}: missing from the implementation's row`);
+    for (const property of bound.select) {
+      if (!(property.name in other)) out.push(`${at}(${key}) ${property.name}: missing from the implementation's row`);
       else if (!sameValue(property, row[property.name], other[property.name]))
         out.push(
-          `(${key}) ${property.name}: the oracle has ${show(row[property.name])}, the implementation ${show(other[property.name])}`,
+          `${at}(${key}) ${property.name}: the oracle has ${show(row[property.name])}, the implementation ${show(other[property.name])}`,
         );
     }
+    for (const item of bound.expand ?? []) out.push(...expansionDifferences(item, row, other, `${at}(${key})/`));
   }
   return out;
+}
+
+/** The differences in one expanded navigation of a row both answers hold. */
+function expansionDifferences(item: BoundExpand, expected: Row, actual: Row, at: string): string[] {
+  const { name, collection } = item.navigation;
+  const label = `${at}${name}`;
+  if (!(name in actual)) return [`${label}: missing from the implementation's row`];
+  const mine = expected[name];
+  const theirs = actual[name];
+  const list = (value: unknown): readonly Row[] | undefined =>
+    collection ? (Array.isArray(value) ? (value as Row[]) : undefined) : value === null ? [] : [value as Row];
+  const want = list(mine)!;
+  const have = list(theirs);
+  if (have === undefined || (!collection && theirs !== null && (typeof theirs !== 'object' || Array.isArray(theirs))))
+    return [`${label}: the implementation has ${show(theirs)}, not ${collection ? 'an array' : 'an entity or null'}`];
+  const target = item.navigation.target();
+  const order = comparatorOf(
+    sortKeysOf(
+      item.query.orderBy.filter((o) => !o.tieBreak),
+      new ClosureCompiler(),
+    ),
+  );
+  return rowDifferences(
+    item.query,
+    (row) => keyOf(target, row),
+    (a, b) => order(a, b) === 0,
+    want,
+    have,
+    `${label}/`,
+  );
 }
 
 function show(value: unknown): string {

@@ -25,6 +25,7 @@ export {
   type FilterOptions,
 } from './filters.js';
 export {
+  expandOf,
   orderByOf,
   queryOf,
   queryText,

@@ -7,7 +7,7 @@ import { relatedRowsOf } from '../backends/memory/related.js';
 import type { EntityType, Row } from '../model/schema.js';
 import { parseQuery } from '../syntax/query-string.js';
 import { validateQuery } from '../validate/bind.js';
-import type { BoundApply, BoundExpr, BoundQuery } from '../validate/bound.js';
+import type { BoundApply, BoundExpand, BoundExpr, BoundQuery } from '../validate/bound.js';
 import { runApply } from '../backends/memory/apply.js';
 import { rowFormOf } from '../values/cast.js';
 import type { Value } from '../values/read.js';
@@ -42,6 +42,8 @@ export function oracle(
   const relatedRows = relatedRowsOf((type) => (type === entityType ? rows : (related[type.name] ?? [])));
   const compiled = compileQuery(bound, { related: relatedRows });
   const result = compiled.run(bound.apply === undefined ? rows : applied(bound.apply, rows, relatedRows));
+  if (bound.expand !== undefined)
+    result.value.forEach((out, i) => expandInto(out, result.rows[i]!, bound.expand!, relatedRows));
   const requested = bound.orderBy.filter((item) => !item.tieBreak);
   const order = comparatorOf(sortKeysOf(requested, new ClosureCompiler(relatedRows)));
   const filterText = parsed.text.$filter ?? '';
@@ -61,6 +63,27 @@ export function oracle(
 function applied(apply: BoundApply, rows: readonly Row[], related: RelatedRows): Row[] {
   const inOrder = compileQuery(validateQuery(parseQuery(''), apply.input), { related }).run(rows).rows;
   return runApply(inOrder, apply, { related });
+}
+
+/**
+ * The expanded navigations of a row, written into its answer `out` under their names: a collection's related rows
+ * with its own options (per row: `$top` and `$skip` page each row's related rows alone), a single related row or null,
+ * each expanded again as its options say.
+ */
+function expandInto(
+  out: Record<string, unknown>,
+  row: Row,
+  expand: readonly BoundExpand[],
+  related: RelatedRows,
+): void {
+  for (const item of expand) {
+    const found = related(row, item.navigation);
+    const rowsOf = item.navigation.collection ? (found as Row[]) : found === null ? [] : [found as Row];
+    const result = compileQuery(item.query, { related }).run(rowsOf);
+    if (item.query.expand !== undefined)
+      result.value.forEach((nested, i) => expandInto(nested, result.rows[i]!, item.query.expand!, related));
+    out[item.navigation.name] = item.navigation.collection ? result.value : (result.value[0] ?? null);
+  }
 }
 
 /** Boolean nodes a reader wants to see the value of: conditions and what joins them. */

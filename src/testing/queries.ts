@@ -1,7 +1,7 @@
-// Whole queries for the testing kit: `$filter`, `$orderby`, `$select`, `$top`, `$skip` and `$count` over one entity
-// type, as decoded option texts and as the percent-encoded query string a URL carries.
+// Whole queries for the testing kit: `$filter`, `$orderby`, `$select`, `$top`, `$skip`, `$count`, `$expand` (and
+// `$apply`, apply.ts) over one entity type, as decoded option texts and as the percent-encoded query string a URL carries.
 import fc from 'fast-check';
-import type { EntityType } from '../model/schema.js';
+import type { EntityType, NavigationProperty } from '../model/schema.js';
 import { isOrdered } from '../values/edm.js';
 import { applyOf, outputOrder, totalOrder, type ApplyOptions } from './apply.js';
 import { filterOf, orderItemOf, type FilterOptions } from './filters.js';
@@ -13,12 +13,12 @@ export interface GeneratedQuery {
   readonly text: string;
 }
 
-export type QueryOptionName = '$filter' | '$orderby' | '$select' | '$top' | '$skip' | '$count' | '$apply';
+export type QueryOptionName = '$filter' | '$orderby' | '$select' | '$top' | '$skip' | '$count' | '$apply' | '$expand';
 
 export interface QueryArbitraryOptions extends ApplyOptions {
   /**
-   * The options to generate (default `$filter`, `$orderby`, `$select`, `$top` and `$skip`; `$count` and `$apply` on
-   * request). With `$apply`, one query in three is a pipeline (`applyOf`) with `$orderby` over what it gives, paged
+   * The options to generate (default `$filter`, `$orderby`, `$select`, `$top` and `$skip`; `$count`, `$apply` and,
+   * with `navigation`, `$expand` on request). With `$apply`, one query in three is a pipeline (`applyOf`) with `$orderby` over what it gives, paged
    * only when that order names all of it, and `$count` when asked for.
    */
   readonly include?: readonly QueryOptionName[];
@@ -81,6 +81,61 @@ export function selectOf(entityType: EntityType): fc.Arbitrary<string> {
       .filter((name) => keys.includes(name) || chosen.includes(name))
       .join(','),
   );
+}
+
+/** The options of one expanded navigation, as `$expand` writes them between parentheses (`;` between). */
+function itemOf(navigation: NavigationProperty, given: FilterOptions, steps: number): fc.Arbitrary<string> {
+  const target = navigation.target();
+  // (the properties asked for are the entity type's own)
+  const { properties: _own, ...options } = given;
+  const nested = steps > 1 ? [expandOf(target, { ...options, navigation: steps - 1 })] : [];
+  const expand = nested.length === 0 ? fc.constant(undefined) : fc.option(nested[0]!, { nil: undefined, freq: 3 });
+  const select = fc.option(selectOf(target), { nil: undefined, freq: 3 });
+  const collection = navigation.collection
+    ? fc.record({
+        filter: fc.option(filterOf(target, { ...options, navigation: steps - 1, depth: 2 }), {
+          nil: undefined,
+          freq: 2,
+        }),
+        // each parent's related rows are paged on their own: in an order that ends with the key
+        order: fc.option(orderByOf(target, { ...options, navigation: 0, total: true }), {
+          nil: undefined,
+          freq: 2,
+        }),
+        top: fc.option(fc.nat(3), { nil: undefined, freq: 3 }),
+        skip: fc.option(fc.nat(2), { nil: undefined, freq: 3 }),
+      })
+    : fc.constant(undefined);
+  return fc.tuple(collection, select, expand).map(([paging, chosen, inner]) => {
+    const parts: string[] = [];
+    if (paging?.filter !== undefined) parts.push(`$filter=${paging.filter}`);
+    const paged = paging?.top !== undefined || paging?.skip !== undefined;
+    if (paging?.order !== undefined || paged)
+      parts.push(`$orderby=${paging?.order ?? target.key.map((k) => k.name).join(',')}`);
+    if (paging?.top !== undefined) parts.push(`$top=${paging.top}`);
+    if (paging?.skip !== undefined) parts.push(`$skip=${paging.skip}`);
+    if (chosen !== undefined) parts.push(`$select=${chosen}`);
+    if (inner !== undefined) parts.push(`$expand=${inner}`);
+    return parts.length === 0 ? navigation.name : `${navigation.name}(${parts.join(';')})`;
+  });
+}
+
+/**
+ * `$expand` text for the entity type: one or more of its navigations, with options of their own now and then, nested
+ * while `navigation` steps remain (default 1). Empty when the entity type has no navigation.
+ */
+export function expandOf(entityType: EntityType, options: FilterOptions = {}): fc.Arbitrary<string> {
+  const steps = Math.max(options.navigation ?? 1, 1);
+  const navigations = [...entityType.navigation.values()];
+  if (navigations.length === 0) return fc.constant('');
+  return fc
+    .tuple(
+      ...navigations.map((navigation) => fc.option(itemOf(navigation, options, steps), { nil: undefined, freq: 2 })),
+    )
+    .map((items) => {
+      const chosen = items.filter((item): item is string => item !== undefined);
+      return (chosen.length === 0 ? [navigations[0]!.name] : chosen).join(',');
+    });
 }
 
 /** Percent-encodes an option's value for a query string (`$` and `,` may stay as they are). */
@@ -152,8 +207,14 @@ function plainQueryOf(
       orderByItems: orderByOf(entityType, { ...options, total: true }),
       select: maybe(include.has('$select'), selectOf(entityType), 2),
       count: maybe(include.has('$count'), fc.constant('true'), 2),
+      // (related rows only with `navigation`: without it, no data set holds any)
+      expand: maybe(
+        include.has('$expand') && (options.navigation ?? 0) > 0 && entityType.navigation.size > 0,
+        expandOf(entityType, options),
+        2,
+      ),
     })
-    .map(({ filter, paging, orderBy, orderByItems, select, count }): GeneratedQuery => {
+    .map(({ filter, paging, orderBy, orderByItems, select, count, expand }): GeneratedQuery => {
       const paged = paging.top !== undefined || paging.skip !== undefined;
       // without `total`, drop the appended key unless paging needs it
       const order =
@@ -165,6 +226,7 @@ function plainQueryOf(
       if (paging.top !== undefined) chosen.$top = String(paging.top);
       if (paging.skip !== undefined) chosen.$skip = String(paging.skip);
       if (count !== undefined) chosen.$count = count;
+      if (expand !== undefined) chosen.$expand = expand;
       return { options: chosen, text: queryText(chosen) };
     });
 }

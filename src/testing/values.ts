@@ -3,7 +3,8 @@
 // value's OData literal. Rows draw most values from a small pool shared with the literals the filters compare them
 // with, so that generated filters keep some rows and drop others instead of matching all or none.
 import fc from 'fast-check';
-import type { EntityType, Property, Row } from '../model/schema.js';
+import type { EntityType, NavigationProperty, Property, Row } from '../model/schema.js';
+import { linkTupleText } from '../backends/memory/related.js';
 import { rowFormOf } from '../values/cast.js';
 import type { EdmPrimitiveType } from '../values/edm.js';
 import { reader, type Value } from '../values/read.js';
@@ -307,6 +308,12 @@ export interface DataSet {
 export interface DataSetOptions extends RowsOptions {
   /** How many navigation steps away from the entity type the related types are (default 1). */
   readonly navigation?: number;
+  /**
+   * Whether a foreign key may name no row (default true). False for an implementation that refuses such a row (as a
+   * service checking its foreign keys does): a key naming no row is then made null where it may be, else its row is
+   * left out (and the rows naming that one, in turn).
+   */
+  readonly danglingKeys?: boolean;
 }
 
 /** The entity types `steps` navigations away from `entityType` or nearer, the entity type first. */
@@ -326,6 +333,59 @@ export function typesWithin(entityType: EntityType, steps: number): EntityType[]
     edge = next;
   }
   return types;
+}
+
+/**
+ * Which rows a navigation links: a collection's children (`holder`) name their parent (`referenced`) by its values;
+ * a single-valued navigation's rows name their target by its key. Each pair: the referenced row's property, and the
+ * holder's that names it.
+ */
+function linkOf(type: EntityType, navigation: NavigationProperty) {
+  const target = navigation.target();
+  const [holder, referenced] = navigation.collection ? [target, type] : [type, target];
+  const pairs = Object.entries(navigation.foreignKey).map(([own, other]) =>
+    navigation.collection
+      ? { named: type.properties.get(own)!, naming: target.properties.get(other)! }
+      : { named: target.properties.get(other)!, naming: type.properties.get(own)! },
+  );
+  return { holder, referenced, pairs };
+}
+
+/**
+ * Makes every foreign key name a row: one that names none becomes null where its properties may be, else its row is
+ * left out; until nothing changes (a row left out may be the one others named).
+ */
+function keepKeysThatName(
+  rowsByType: Map<EntityType, Row[]>,
+  navigations: readonly { readonly type: EntityType; readonly navigation: NavigationProperty }[],
+): void {
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const { type, navigation } of navigations) {
+      const { holder, referenced, pairs } = linkOf(type, navigation);
+      const naming = pairs.map((p) => p.naming);
+      const present = new Set(
+        rowsByType.get(referenced)!.map((row) =>
+          linkTupleText(
+            naming,
+            pairs.map((p) => row[p.named.name]),
+          ),
+        ),
+      );
+      const kept = rowsByType.get(holder)!.filter((row) => {
+        const values = pairs.map((p) => row[p.naming.name]);
+        if (values.some((v) => v === null || v === undefined)) return true;
+        if (present.has(linkTupleText(naming, values))) return true;
+        changed = true;
+        if (naming.every((p) => p.nullable && !p.isKey)) {
+          for (const p of naming) row[p.name] = null;
+          return true;
+        }
+        return false;
+      });
+      rowsByType.set(holder, kept);
+    }
+  }
 }
 
 /** A link value as the receiving property's row form (an Int32 foreign key to an Int64 key). */
@@ -369,24 +429,17 @@ export function dataSetOf(entityType: EntityType, options: DataSetOptions = {}):
     .map(([generated, links]) => {
       const rowsByType = new Map(types.map((type, i) => [type, generated[i]!.map((row) => ({ ...row }))]));
       navigations.forEach(({ type, navigation }, n) => {
-        const target = navigation.target();
-        // a collection: the children's foreign key takes a parent's values; single-valued: the row's foreign key
-        // takes its target's key
-        const [holder, referenced] = navigation.collection ? [target, type] : [type, target];
-        const pairs = Object.entries(navigation.foreignKey).map(([own, other]) =>
-          navigation.collection
-            ? { from: type.properties.get(own)!, to: target.properties.get(other)! }
-            : { from: target.properties.get(other)!, to: type.properties.get(own)! },
-        );
+        const { holder, referenced, pairs } = linkOf(type, navigation);
         const candidates = rowsByType.get(referenced)!;
         if (candidates.length === 0) return;
         rowsByType.get(holder)!.forEach((row, i) => {
           const pick = links[n]![i];
           if (pick === undefined) return;
           const linked = candidates[pick % candidates.length]!;
-          for (const { from, to } of pairs) row[to.name] = linkValue(linked[from.name], to);
+          for (const { named, naming } of pairs) row[naming.name] = linkValue(linked[named.name], naming);
         });
       });
+      if (options.danglingKeys === false) keepKeysThatName(rowsByType, navigations);
       // a link into a key may make two rows one: the first stays
       const distinct = (type: EntityType): Row[] => {
         const seen = new Set<string>();

@@ -150,6 +150,32 @@ describe('generated filters', () => {
     }
   });
 
+  it('$expand trees bind, nested with options of their own', () => {
+    for (const entityType of [Thing, PurchaseOrder]) {
+      const queries = fc.sample(queryOf(entityType, { navigation: 2, include: ['$expand', '$select'] }), {
+        numRuns: CASES,
+        seed: 37,
+      });
+      let expanded = 0;
+      let nested = 0;
+      let withOptions = 0;
+      for (const query of queries) {
+        validateQuery(parseQuery(query.text), entityType); // throws if not
+        const expand = query.options.$expand;
+        if (expand === undefined) continue;
+        expanded++;
+        if (/\$expand=/.test(expand)) nested++;
+        if (/\$(filter|orderby|top|skip|select)=/.test(expand)) withOptions++;
+      }
+      console.log(
+        `${entityType.name}: ${expanded} of ${CASES} queries expand, ${nested} of them nested, ${withOptions} with options`,
+      );
+      expect(expanded).toBeGreaterThan(CASES / 4);
+      expect(nested).toBeGreaterThan(expanded / 20);
+      expect(withOptions).toBeGreaterThan(expanded / 4);
+    }
+  });
+
   it('with nulls, a bare null appears where a value is taken, and every filter still binds', () => {
     let withNull = 0;
     for (const entityType of [Thing, POLineItem]) {

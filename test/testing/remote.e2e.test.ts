@@ -8,7 +8,16 @@ import { createODataService } from '../../src/service/index.js';
 import { createNodeServer } from '../../src/service/node-http.js';
 import { openSqliteStore } from '../../src/service/sqlite.js';
 import fc from 'fast-check';
-import { checkAgainstOracle, odataRunner, readAllRows, rowsOf, type Implementation } from '../../src/testing/index.js';
+import {
+  checkAgainstOracle,
+  odataRunner,
+  OracleMismatchError,
+  queryText,
+  readAllRows,
+  rowsOf,
+  type Implementation,
+} from '../../src/testing/index.js';
+import { Part, Thing } from '../backends/sql/fixtures.js';
 
 /** One property of every EDM type the kit generates that the SQL stores keep (not TimeOfDay or Duration: docs/backends.md). */
 const Sample = defineEntityType({
@@ -115,4 +124,94 @@ describe('checkAgainstOracle over HTTP', () => {
     });
     expect(report.queries).toBeGreaterThan(300);
   }, 120_000);
+});
+
+describe('checkAgainstOracle over HTTP, through navigation', () => {
+  // Thing and its parts (a twin, parts, each part's owner): filters through navigation and $expand trees
+  const thingModel = defineModel({
+    namespace: 'Kit',
+    entitySets: {
+      Things: { type: Thing, insertable: true, updatable: true, deletable: true },
+      Parts: { type: Part, insertable: true, deletable: true },
+    },
+  });
+  let root = '';
+  let stop: () => Promise<void> = async () => {};
+  beforeAll(async () => {
+    const store = await openSqliteStore(':memory:', { model: thingModel });
+    const server = createNodeServer(createODataService({ model: thingModel, store, basePath: '/odata', pageSize: 4 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/odata`;
+    stop = async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    };
+  });
+  afterAll(() => stop());
+
+  async function send(method: string, url: string, row?: Row): Promise<void> {
+    const response = await fetch(url, {
+      method,
+      headers: { 'content-type': json, accept: json },
+      ...(row === undefined ? {} : { body: body(row) }),
+    });
+    if (response.status >= 300)
+      throw new Error(
+        `${method} ${url} ${row === undefined ? '' : body(row)} answered ${response.status}: ${await response.text()}`,
+      );
+  }
+
+  /** Each run's things and parts, written through the service (which checks that a foreign key names a row). */
+  async function load(rows: readonly Row[], related: Readonly<Record<string, readonly Row[]>>): Promise<void> {
+    for (const part of await readAllRows({ url: `${root}/Parts?$select=PartId` }))
+      await send('DELETE', `${root}/Parts(${String(part['PartId'])})`);
+    for (const thing of await readAllRows({ url: `${root}/Things?$select=Id` }))
+      await send('DELETE', `${root}/Things(${String(thing['Id'])})`);
+    // twins (I) once every thing is there
+    for (const row of rows) await send('POST', `${root}/Things`, { ...row, I: null });
+    for (const row of rows.filter((r) => r['I'] !== null))
+      await send('PATCH', `${root}/Things(${String(row['Id'])})`, { I: row['I'] });
+    for (const part of related['Part'] ?? []) await send('POST', `${root}/Parts`, part);
+  }
+
+  it('finds no difference in paths, lambdas, counts of related rows and $expand trees', async () => {
+    const report = await checkAgainstOracle(
+      { load, run: odataRunner({ url: `${root}/Things` }) },
+      {
+        entityType: Thing,
+        navigation: 2,
+        danglingKeys: false,
+        include: ['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$expand'],
+        numRuns: 50,
+      },
+    );
+    expect(report.queries).toBeGreaterThan(250);
+  }, 300_000);
+
+  it('reports an implementation that leaves out $skip inside $expand', async () => {
+    // the same service, asked without the expansions' $skip
+    const runner = odataRunner({ url: `${root}/Things` });
+    const error = await checkAgainstOracle(
+      {
+        load,
+        run: (query, rows, related) => {
+          const expand = query.options.$expand
+            ?.replace(/;?\$skip=\d+/g, '')
+            .replace(/\(;?\)/g, '')
+            .replace(/\(;/g, '(');
+          const options = expand === undefined ? query.options : { ...query.options, $expand: expand };
+          return runner({ options, text: queryText(options) }, rows, related);
+        },
+      },
+      { entityType: Thing, navigation: 2, danglingKeys: false, include: ['$expand'], seed: 7 },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(OracleMismatchError);
+    const mismatch = error as OracleMismatchError;
+    console.log(mismatch.message.split('\n').slice(0, 14).join('\n'));
+    expect(mismatch.query?.options.$expand).toMatch(/\$skip=[1-9]/);
+    expect(mismatch.message).toMatch(/\)\/(Parts|Twin)\//);
+  }, 300_000);
 });
