@@ -88,8 +88,10 @@ function itemOf(navigation: NavigationProperty, given: FilterOptions, steps: num
   const target = navigation.target();
   // (the properties asked for are the entity type's own)
   const { properties: _own, ...options } = given;
-  const nested = steps > 1 ? [expandOf(target, { ...options, navigation: steps - 1 })] : [];
-  const expand = nested.length === 0 ? fc.constant(undefined) : fc.option(nested[0]!, { nil: undefined, freq: 3 });
+  const expand =
+    steps > 1
+      ? fc.option(expandOf(target, { ...options, navigation: steps - 1 }), { nil: undefined, freq: 3 })
+      : fc.constant(undefined);
   const select = fc.option(selectOf(target), { nil: undefined, freq: 3 });
   const collection = navigation.collection
     ? fc.record({

@@ -3,7 +3,7 @@
 // and read page by page (`@odata.nextLink`). It must agree with the oracle on every query: no differences.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineEntityType, defineModel, type Row } from '../../src/index.js';
+import { defineEntityType, defineModel, type Model, type Row } from '../../src/index.js';
 import { createODataService } from '../../src/service/index.js';
 import { createNodeServer } from '../../src/service/node-http.js';
 import { openSqliteStore } from '../../src/service/sqlite.js';
@@ -43,18 +43,27 @@ const model = defineModel({
   entitySets: { Samples: { type: Sample, insertable: true, deletable: true } },
 });
 
+/**
+ * The generic service for `served` over SQLite in memory, on a real port: its root URL, and how to stop it. A small
+ * page, so that answers come in several pages and the runner follows the next links.
+ */
+async function serve(served: Model): Promise<{ root: string; close: () => Promise<void> }> {
+  const store = await openSqliteStore(':memory:', { model: served });
+  const server = createNodeServer(createODataService({ model: served, store, basePath: '/odata', pageSize: 4 }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    root: `http://127.0.0.1:${(server.address() as AddressInfo).port}/odata`,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}
+
 let base = '';
 let close: () => Promise<void> = async () => {};
 beforeAll(async () => {
-  const store = await openSqliteStore(':memory:', { model });
-  // a small page, so that answers come in several pages and the runner follows the next links
-  const server = createNodeServer(createODataService({ model, store, basePath: '/odata', pageSize: 4 }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/odata`;
-  close = async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await store.close();
-  };
+  ({ root: base, close } = await serve(model));
 });
 afterAll(() => close());
 
@@ -138,14 +147,7 @@ describe('checkAgainstOracle over HTTP, through navigation', () => {
   let root = '';
   let stop: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    const store = await openSqliteStore(':memory:', { model: thingModel });
-    const server = createNodeServer(createODataService({ model: thingModel, store, basePath: '/odata', pageSize: 4 }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/odata`;
-    stop = async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
-    };
+    ({ root, close: stop } = await serve(thingModel));
   });
   afterAll(() => stop());
 
